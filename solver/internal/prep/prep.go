@@ -1,0 +1,458 @@
+// Package prep compiles a model.Problem into the dense, index-based form that both solvers work on: resource
+// vectors in a fixed order, compatibility lists, per-node caps, conflicts and zone rules. It decides nothing; it
+// only precomputes what every placement decision asks again and again.
+package prep
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/packwright/packwright/model"
+)
+
+// Vec is a resource vector in Problem.Res order.
+type Vec []int64
+
+// Fits reports whether v fits in avail.
+func (v Vec) Fits(avail Vec) bool {
+	for k, x := range v {
+		if x > avail[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// Group is a compiled pod group.
+type Group struct {
+	Index  int // into model.Problem.Groups
+	Demand int
+	Req    Vec
+	// Cap is the most pods of the group one node may hold (hostname anti-affinity, host ports, hostname
+	// spread); -1 means no cap beyond capacity.
+	Cap int
+	// CoLocate is set for required hostname affinity to the group itself: kube-scheduler places the first pod
+	// anywhere and every later one next to it, so all pods share one node.
+	CoLocate bool
+	// Offerings and Nodes list the compatible offerings and existing nodes (indices into Problem).
+	Offerings []int
+	Nodes     []int
+	// OfferingOK and NodeOK are the same as sets.
+	OfferingOK []bool
+	NodeOK     []bool
+	// ZoneSkew is the maxSkew of a DoNotSchedule zone spread that selects the group itself (0: none).
+	ZoneSkew int
+	// ZoneCap caps pods per zone (self zone anti-affinity: 1); -1 none.
+	ZoneCap int
+	// ZoneBase counts bound pods per zone that the group's zone rules count, by zone index.
+	ZoneBase []int
+	// Zones lists the eligible spread domains (zone indices) for ZoneSkew.
+	Zones []int
+	// Impossible says why no pod of the group can be placed anywhere; empty when some can.
+	Impossible string
+}
+
+// Offering is a compiled offering.
+type Offering struct {
+	Index int
+	Alloc Vec
+	Price float64
+	Zone  int // index into Problem.Zones
+	Pool  int // index into Problem.Pools; -1 for none
+	// Capacity is the machine capacity in Res order, for NodePool limits.
+	Capacity Vec
+}
+
+// Node is a compiled existing node.
+type Node struct {
+	Index    int
+	Residual Vec // allocatable minus bound pods
+	Zone     int
+	Pool     int
+	// Ports are the host ports already taken on the node.
+	Ports map[int32]bool
+}
+
+// Pool is a NodePool's remaining limits: Limit[k] < 0 means unlimited.
+type Pool struct {
+	Name  string
+	Limit Vec
+}
+
+// Problem is the compiled problem.
+type Problem struct {
+	Src       *model.Problem
+	Res       []model.ResourceName
+	Zones     []string
+	Groups    []Group
+	Offerings []Offering
+	Nodes     []Node
+	Pools     []Pool
+	// Conflicts[g] lists groups that may not share a node with g (hostname anti-affinity either way, or a
+	// shared host port).
+	Conflicts [][]int
+	// Relaxed lists the constraints of the source problem that this compiled form does not encode (for example
+	// cross-group pod affinity). A plan built on it must be checked by model.Plan.Validate; a bound computed on
+	// it is still valid, because dropping constraints only lowers the optimum.
+	Relaxed []string
+}
+
+// Compile builds the compiled form of p.
+func Compile(p *model.Problem) (*Problem, error) {
+	c := &Problem{Src: p}
+	c.Res = resourceOrder(p)
+	zoneIdx := map[string]int{}
+	addZone := func(z string) int {
+		if z == "" {
+			return -1
+		}
+		if i, ok := zoneIdx[z]; ok {
+			return i
+		}
+		zoneIdx[z] = len(c.Zones)
+		c.Zones = append(c.Zones, z)
+		return len(c.Zones) - 1
+	}
+	for _, z := range p.Zones {
+		addZone(z)
+	}
+	poolIdx := map[string]int{}
+	for i, np := range p.Pools {
+		poolIdx[np.Name] = i
+		lim := make(Vec, len(c.Res))
+		for k, r := range c.Res {
+			if v, ok := np.Limits[r]; ok {
+				lim[k] = v
+			} else {
+				lim[k] = -1
+			}
+		}
+		c.Pools = append(c.Pools, Pool{Name: np.Name, Limit: lim})
+	}
+	pool := func(name string) int {
+		if i, ok := poolIdx[name]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range p.Offerings {
+		o := &p.Offerings[i]
+		if o.Price < 0 {
+			return nil, fmt.Errorf("offering %s: negative price %g", o.ID, o.Price)
+		}
+		c.Offerings = append(c.Offerings, Offering{Index: i, Alloc: c.vec(o.Allocatable), Price: o.Price,
+			Zone: addZone(o.Zone), Pool: pool(o.NodePool), Capacity: c.vec(o.Capacity)})
+	}
+	for i := range p.Nodes {
+		n := &p.Nodes[i]
+		res := c.vec(n.Allocatable)
+		ports := map[int32]bool{}
+		for _, bp := range n.Pods {
+			for k, r := range c.Res {
+				res[k] -= bp.Requests[r]
+			}
+			for _, hp := range bp.HostPorts {
+				ports[hp] = true
+			}
+		}
+		c.Nodes = append(c.Nodes, Node{Index: i, Residual: res, Zone: addZone(n.Zone), Pool: pool(n.NodePool), Ports: ports})
+		// Existing nodes of a pool use up its limits.
+		if pi := pool(n.NodePool); pi >= 0 {
+			capv := c.vec(n.Capacity)
+			for k := range c.Res {
+				if c.Pools[pi].Limit[k] >= 0 {
+					c.Pools[pi].Limit[k] -= capv[k]
+				}
+			}
+		}
+	}
+	for gi := range p.Groups {
+		c.Groups = append(c.Groups, c.group(gi))
+	}
+	c.conflicts()
+	return c, nil
+}
+
+// resourceOrder lists every resource that some group requests, well-known ones first, so vectors stay short.
+func resourceOrder(p *model.Problem) []model.ResourceName {
+	seen := map[model.ResourceName]bool{}
+	for _, g := range p.Groups {
+		for r, v := range g.Requests {
+			if v > 0 {
+				seen[r] = true
+			}
+		}
+	}
+	rank := map[model.ResourceName]int{model.CPU: 0, model.Memory: 1, model.Pods: 2, model.EphemeralStorage: 3, model.GPU: 4}
+	out := make([]model.ResourceName, 0, len(seen))
+	for r := range seen {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		ri, oki := rank[out[i]]
+		rj, okj := rank[out[j]]
+		if oki != okj {
+			return oki
+		}
+		if oki && ri != rj {
+			return ri < rj
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+func (c *Problem) vec(r model.Resources) Vec {
+	v := make(Vec, len(c.Res))
+	for k, name := range c.Res {
+		v[k] = r[name]
+	}
+	return v
+}
+
+// hostnameLabels returns the labels a new node of offering o would carry, with a placeholder hostname.
+func offeringLabels(o *model.Offering) map[string]string { return o.Labels }
+
+func (c *Problem) group(gi int) Group {
+	p := c.Src
+	g := &p.Groups[gi]
+	cg := Group{Index: gi, Demand: g.Demand(), Req: c.vec(g.Requests), Cap: g.MaxPerNode(), ZoneCap: -1,
+		OfferingOK: make([]bool, len(p.Offerings)), NodeOK: make([]bool, len(p.Nodes)), ZoneBase: make([]int, len(c.Zones))}
+	for _, t := range g.PodAffinity {
+		if t.Selector != nil && t.TopologyKey == model.LabelHostname && t.MatchesPod(g.Namespace, g.Namespace, g.Labels) && len(g.PodAffinity) == 1 {
+			cg.CoLocate = true
+		} else {
+			c.relax(fmt.Sprintf("group %s: required pod affinity on %s", g.Name, t.TopologyKey))
+		}
+	}
+	for _, t := range g.PodAntiAffinity {
+		if t.TopologyKey == model.LabelZone && t.MatchesPod(g.Namespace, g.Namespace, g.Labels) {
+			cg.ZoneCap = 1
+		} else if t.TopologyKey != model.LabelHostname {
+			c.relax(fmt.Sprintf("group %s: required pod anti-affinity on %s", g.Name, t.TopologyKey))
+		}
+	}
+	for _, s := range g.TopologySpread {
+		if s.WhenUnsatisfiable != model.DoNotSchedule {
+			continue
+		}
+		self := s.Selector != nil && s.Selector.Matches(g.Labels)
+		switch {
+		case s.TopologyKey == model.LabelZone && self:
+			if cg.ZoneSkew == 0 || int(s.MaxSkew) < cg.ZoneSkew {
+				cg.ZoneSkew = int(s.MaxSkew)
+			}
+			if s.MinDomains > 0 {
+				c.relax(fmt.Sprintf("group %s: topology spread minDomains", g.Name))
+			}
+		case s.TopologyKey == model.LabelHostname && self:
+			// Some eligible node has none of these pods (a fresh node at least), so each node holds at most maxSkew.
+			if cg.Cap < 0 || int(s.MaxSkew) < cg.Cap {
+				cg.Cap = int(s.MaxSkew)
+			}
+		default:
+			c.relax(fmt.Sprintf("group %s: topology spread on %s", g.Name, s.TopologyKey))
+		}
+	}
+	if cg.CoLocate {
+		cg.Cap = -1
+	}
+	// Compatible offerings: labels, taints, and room for at least one pod (all of them when co-located).
+	one := cg.Req
+	if cg.CoLocate {
+		one = scale(cg.Req, int64(cg.Demand))
+	}
+	best := "" // reason for the nearest miss, for Impossible
+	for oi := range p.Offerings {
+		o := &p.Offerings[oi]
+		if !g.Compatible(offeringLabels(o), o.Taints) {
+			if best == "" {
+				best = g.Incompatibility(o.Labels, o.Taints)
+			}
+			continue
+		}
+		if !one.Fits(c.Offerings[oi].Alloc) {
+			continue
+		}
+		cg.OfferingOK[oi] = true
+		cg.Offerings = append(cg.Offerings, oi)
+	}
+	for ni := range p.Nodes {
+		n := &p.Nodes[ni]
+		if !g.Compatible(n.Labels, n.Taints) || !c.nodeAdmits(g, n, &c.Nodes[ni]) {
+			continue
+		}
+		if !one.Fits(c.Nodes[ni].Residual) {
+			continue
+		}
+		cg.NodeOK[ni] = true
+		cg.Nodes = append(cg.Nodes, ni)
+	}
+	// Zone bookkeeping: bound pods that the group's zone rules count, and the eligible domains.
+	for ni := range p.Nodes {
+		n := &p.Nodes[ni]
+		z := c.Nodes[ni].Zone
+		if z < 0 {
+			continue
+		}
+		for _, bp := range n.Pods {
+			if c.countsForZone(g, bp) {
+				cg.ZoneBase[z]++
+			}
+		}
+	}
+	if cg.ZoneSkew > 0 || cg.ZoneCap > 0 {
+		eligible := make([]bool, len(c.Zones))
+		for _, oi := range cg.Offerings {
+			if z := c.Offerings[oi].Zone; z >= 0 {
+				eligible[z] = true
+			}
+		}
+		for ni := range p.Nodes {
+			if z := c.Nodes[ni].Zone; z >= 0 && g.Compatible(p.Nodes[ni].Labels, p.Nodes[ni].Taints) {
+				eligible[z] = true
+			}
+		}
+		for z, ok := range eligible {
+			if ok {
+				cg.Zones = append(cg.Zones, z)
+			}
+		}
+	}
+	if len(cg.Offerings) == 0 && len(cg.Nodes) == 0 {
+		cg.Impossible = c.impossibleReason(g, cg, best)
+	}
+	return cg
+}
+
+// countsForZone reports whether a bound pod counts towards g's zone spread or zone anti-affinity.
+func (c *Problem) countsForZone(g *model.PodGroup, bp model.BoundPod) bool {
+	for _, s := range g.TopologySpread {
+		if s.WhenUnsatisfiable == model.DoNotSchedule && s.TopologyKey == model.LabelZone && s.Selector != nil &&
+			bp.Ref.Namespace == g.Namespace && s.Selector.Matches(bp.Labels) {
+			return true
+		}
+	}
+	for _, t := range g.PodAntiAffinity {
+		if t.TopologyKey == model.LabelZone && t.MatchesPod(g.Namespace, bp.Ref.Namespace, bp.Labels) {
+			return true
+		}
+	}
+	return false
+}
+
+// nodeAdmits checks the rules between g and the pods already bound to an existing node: host ports and
+// hostname anti-affinity in both directions.
+func (c *Problem) nodeAdmits(g *model.PodGroup, n *model.ExistingNode, cn *Node) bool {
+	for _, hp := range g.HostPorts {
+		if cn.Ports[hp] {
+			return false
+		}
+	}
+	for _, bp := range n.Pods {
+		for _, t := range g.PodAntiAffinity {
+			if t.TopologyKey == model.LabelHostname && t.MatchesPod(g.Namespace, bp.Ref.Namespace, bp.Labels) {
+				return false
+			}
+		}
+		for _, t := range bp.PodAntiAffinity {
+			if t.TopologyKey == model.LabelHostname && t.MatchesPod(bp.Ref.Namespace, g.Namespace, g.Labels) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (c *Problem) impossibleReason(g *model.PodGroup, cg Group, incompat string) string {
+	if len(c.Src.Offerings) == 0 && len(c.Src.Nodes) == 0 {
+		return "no offerings and no nodes"
+	}
+	// Did any offering pass labels and taints? Then the size is the problem: name the resource.
+	for oi := range c.Src.Offerings {
+		o := &c.Src.Offerings[oi]
+		if g.Compatible(o.Labels, o.Taints) {
+			return c.sizeReason(g, cg)
+		}
+	}
+	if incompat != "" {
+		return incompat + " on every offering"
+	}
+	return "no compatible offering or node"
+}
+
+// sizeReason names the first resource that no compatible offering has enough of, e.g. "requests 3
+// nvidia.com/gpu; the largest allowed offering has 1".
+func (c *Problem) sizeReason(g *model.PodGroup, cg Group) string {
+	need := cg.Req
+	what := "requests"
+	if cg.CoLocate {
+		need = scale(cg.Req, int64(cg.Demand))
+		what = fmt.Sprintf("co-located pods (%d) request", cg.Demand)
+	}
+	for k, r := range c.Res {
+		var largest int64
+		for oi := range c.Src.Offerings {
+			o := &c.Src.Offerings[oi]
+			if g.Compatible(o.Labels, o.Taints) && c.Offerings[oi].Alloc[k] > largest {
+				largest = c.Offerings[oi].Alloc[k]
+			}
+		}
+		if need[k] > largest {
+			return fmt.Sprintf("%s %s %s; the largest allowed offering has %s", what,
+				model.FormatQuantity(r, need[k]), r, model.FormatQuantity(r, largest))
+		}
+	}
+	return "no allowed offering holds the pod's requests in every resource at once"
+}
+
+func scale(v Vec, n int64) Vec {
+	out := make(Vec, len(v))
+	for k, x := range v {
+		out[k] = x * n
+	}
+	return out
+}
+
+func (c *Problem) relax(what string) {
+	for _, r := range c.Relaxed {
+		if r == what {
+			return
+		}
+	}
+	c.Relaxed = append(c.Relaxed, what)
+}
+
+// conflicts fills Conflicts: groups that may not share a node.
+func (c *Problem) conflicts() {
+	p := c.Src
+	c.Conflicts = make([][]int, len(p.Groups))
+	for a := range p.Groups {
+		for b := a + 1; b < len(p.Groups); b++ {
+			if c.conflict(&p.Groups[a], &p.Groups[b]) || c.conflict(&p.Groups[b], &p.Groups[a]) || sharePort(&p.Groups[a], &p.Groups[b]) {
+				c.Conflicts[a] = append(c.Conflicts[a], b)
+				c.Conflicts[b] = append(c.Conflicts[b], a)
+			}
+		}
+	}
+}
+
+func (c *Problem) conflict(a, b *model.PodGroup) bool {
+	for _, t := range a.PodAntiAffinity {
+		if t.TopologyKey == model.LabelHostname && t.MatchesPod(a.Namespace, b.Namespace, b.Labels) {
+			return true
+		}
+	}
+	return false
+}
+
+func sharePort(a, b *model.PodGroup) bool {
+	for _, x := range a.HostPorts {
+		for _, y := range b.HostPorts {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
+}

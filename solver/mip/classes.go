@@ -1,0 +1,126 @@
+package mip
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/packwright/packwright/solver/internal/prep"
+)
+
+// class is a set of interchangeable offerings represented by its cheapest member: same allocatable, same
+// compatible groups, and (where it matters) the same zone and NodePool. Classes dominated by a cheaper, larger,
+// more compatible class are dropped: any pattern of a dominated class fits the dominating one for less.
+type class struct {
+	rep      int // offering index (the cheapest member)
+	price    float64
+	alloc    prep.Vec
+	capacity prep.Vec
+	zone     int // -1 when zones do not matter
+	pool     int // -1 when the pool has no limits
+	groups   []int
+}
+
+// buildClasses reduces the offerings to non-dominated classes.
+func buildClasses(c *prep.Problem, active []int) []class {
+	zonesMatter := false
+	for _, g := range active {
+		if c.Groups[g].ZoneSkew > 0 || c.Groups[g].ZoneCap > 0 {
+			zonesMatter = true
+		}
+	}
+	limited := make([]bool, len(c.Pools))
+	for i, p := range c.Pools {
+		for _, l := range p.Limit {
+			if l >= 0 {
+				limited[i] = true
+			}
+		}
+	}
+	byKey := map[string]*class{}
+	var order []string
+	for oi := range c.Offerings {
+		o := &c.Offerings[oi]
+		var groups []int
+		for _, g := range active {
+			if c.Groups[g].OfferingOK[oi] {
+				groups = append(groups, g)
+			}
+		}
+		if len(groups) == 0 {
+			continue
+		}
+		zone, pool := -1, -1
+		if zonesMatter {
+			zone = o.Zone
+		}
+		if o.Pool >= 0 && limited[o.Pool] {
+			pool = o.Pool
+		}
+		var sb strings.Builder
+		fmt.Fprint(&sb, zone, "|", pool, "|", o.Alloc, "|", groups)
+		if pool >= 0 {
+			fmt.Fprint(&sb, "|", o.Capacity)
+		}
+		key := sb.String()
+		if cl, ok := byKey[key]; ok {
+			if o.Price < cl.price {
+				cl.rep, cl.price = oi, o.Price
+			}
+			continue
+		}
+		byKey[key] = &class{rep: oi, price: o.Price, alloc: o.Alloc, capacity: o.Capacity, zone: zone, pool: pool, groups: groups}
+		order = append(order, key)
+	}
+	all := make([]class, 0, len(order))
+	for _, k := range order {
+		all = append(all, *byKey[k])
+	}
+	// Dominance: cheapest first, so a class can only be dominated by one earlier in the order (or an equal price).
+	sort.SliceStable(all, func(i, j int) bool { return all[i].price < all[j].price })
+	kept := make([]class, 0, len(all))
+	for _, a := range all {
+		dominated := false
+		for bi := range kept {
+			if dominates(&kept[bi], &a) {
+				dominated = true
+				break
+			}
+		}
+		if !dominated {
+			kept = append(kept, a)
+		}
+	}
+	return kept
+}
+
+// dominates reports whether b makes a redundant: no dearer, at least as large, compatible with every group a
+// is, in the same zone and pool, and using no more of the pool's limits.
+func dominates(b, a *class) bool {
+	if b.price > a.price || b.zone != a.zone || b.pool != a.pool {
+		return false
+	}
+	for k := range a.alloc {
+		if b.alloc[k] < a.alloc[k] {
+			return false
+		}
+	}
+	if a.pool >= 0 {
+		for k := range a.capacity {
+			if b.capacity[k] > a.capacity[k] {
+				return false
+			}
+		}
+	}
+	// groups are sorted ascending: check a.groups ⊆ b.groups.
+	i := 0
+	for _, g := range a.groups {
+		for i < len(b.groups) && b.groups[i] < g {
+			i++
+		}
+		if i == len(b.groups) || b.groups[i] != g {
+			return false
+		}
+	}
+	return true
+}

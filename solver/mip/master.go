@@ -1,0 +1,658 @@
+package mip
+
+import (
+	"context"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/packwright/packwright/model"
+	"github.com/packwright/packwright/solver/highs"
+	"github.com/packwright/packwright/solver/internal/prep"
+)
+
+// mgroup is an active pod group in master units. A co-located group is one unit of all its pods.
+type mgroup struct {
+	g        int      // index into prep.Problem.Groups
+	units    int      // demand in units
+	ppu      int      // pods per unit
+	req      prep.Vec // resources of one unit
+	maxUnits int      // most units on one node
+	row      int      // demand row
+}
+
+type colKind int
+
+const (
+	colSlack   colKind = iota // unplaced units of a group
+	colRowSlk                 // slack of a zone row
+	colNode                   // units of a group on an existing node
+	colPattern                // new nodes of one pattern
+)
+
+type unitCount struct{ mg, n int }
+
+type column struct {
+	kind   colKind
+	mg     int // colSlack, colNode
+	node   int // colNode
+	class  int // colPattern
+	counts []unitCount
+}
+
+// zoneRow is a zone rule row of one group: +1 for pods in zone plus, -1 for zone minus (-1: none).
+type zoneRow struct {
+	row, mg, plus, minus int
+}
+
+type poolRow struct{ row, pool, k int }
+
+type master struct {
+	c        *prep.Problem
+	groups   []mgroup
+	classes  []class
+	inst     *highs.Instance
+	cols     []column
+	nrows    int
+	nodeRows map[[2]int]int // (node, resource) -> row
+	zoneRows []zoneRow
+	poolRows []poolRow
+	mgOf     map[int]int // prep group -> mgroup
+	penalty  float64     // cost of leaving one unit unplaced
+	zones    bool        // zones matter (some group has zone rules)
+	seen     map[string]bool
+}
+
+func newMaster(c *prep.Problem) (*master, error) {
+	m := &master{c: c, nodeRows: map[[2]int]int{}, mgOf: map[int]int{}, seen: map[string]bool{}}
+	var active []int
+	for gi := range c.Groups {
+		g := &c.Groups[gi]
+		if g.Impossible != "" || g.Demand == 0 {
+			continue
+		}
+		mg := mgroup{g: gi, units: g.Demand, ppu: 1, req: g.Req, maxUnits: g.Demand}
+		if g.CoLocate {
+			mg.units, mg.ppu, mg.maxUnits = 1, g.Demand, 1
+			mg.req = make(prep.Vec, len(g.Req))
+			for k := range g.Req {
+				mg.req[k] = g.Req[k] * int64(g.Demand)
+			}
+		} else if g.Cap >= 0 && g.Cap < mg.maxUnits {
+			mg.maxUnits = g.Cap
+		}
+		if g.ZoneSkew > 0 || g.ZoneCap > 0 {
+			m.zones = true
+		}
+		m.mgOf[gi] = len(m.groups)
+		m.groups = append(m.groups, mg)
+		active = append(active, gi)
+	}
+	m.classes = buildClasses(c, active)
+	maxPrice := 0.0
+	for _, o := range c.Offerings {
+		maxPrice = math.Max(maxPrice, o.Price)
+	}
+	m.penalty = 10*maxPrice + 1
+	return m, nil
+}
+
+func (m *master) addRow() int { m.nrows++; return m.nrows - 1 }
+
+// build passes the rows and the slack columns to HiGHS.
+func (m *master) build(ctx context.Context) error {
+	c := m.c
+	var lower, upper []float64
+	row := func(lo, hi float64) int {
+		lower, upper = append(lower, lo), append(upper, hi)
+		return m.addRow()
+	}
+	for i := range m.groups {
+		m.groups[i].row = row(float64(m.groups[i].units), highs.Inf)
+	}
+	for i, mg := range m.groups {
+		for _, e := range c.Groups[mg.g].Nodes {
+			for k := range c.Res {
+				if mg.req[k] == 0 {
+					continue
+				}
+				key := [2]int{e, k}
+				if _, ok := m.nodeRows[key]; !ok {
+					m.nodeRows[key] = row(-highs.Inf, math.Max(0, float64(c.Nodes[e].Residual[k])))
+				}
+			}
+		}
+		g := &c.Groups[mg.g]
+		if g.ZoneSkew > 0 {
+			for _, a := range g.Zones {
+				for _, b := range g.Zones {
+					if a != b {
+						rhs := float64(g.ZoneSkew - (g.ZoneBase[a] - g.ZoneBase[b]))
+						m.zoneRows = append(m.zoneRows, zoneRow{row: row(-highs.Inf, rhs), mg: i, plus: a, minus: b})
+					}
+				}
+			}
+		}
+		if g.ZoneCap > 0 {
+			for _, z := range g.Zones {
+				m.zoneRows = append(m.zoneRows, zoneRow{row: row(-highs.Inf, float64(g.ZoneCap-g.ZoneBase[z])), mg: i, plus: z, minus: -1})
+			}
+		}
+	}
+	for pi, p := range c.Pools {
+		for k, l := range p.Limit {
+			if l >= 0 {
+				m.poolRows = append(m.poolRows, poolRow{row: row(-highs.Inf, float64(l)), pool: pi, k: k})
+			}
+		}
+	}
+	if err := m.inst.Pass(ctx, &highs.Model{RowLower: lower, RowUpper: upper, RowStart: make([]int, len(lower)+1)}); err != nil {
+		return err
+	}
+	// Slack columns: unplaced units, and zone-row slack, at the penalty, so the master is always feasible.
+	var b colBatch
+	for i, mg := range m.groups {
+		b.add(m.penalty, 0, float64(mg.units), []int{mg.row}, []float64{1}, column{kind: colSlack, mg: i})
+	}
+	for _, zr := range m.zoneRows {
+		b.add(m.penalty, 0, highs.Inf, []int{zr.row}, []float64{-1}, column{kind: colRowSlk, mg: zr.mg})
+	}
+	for i, mg := range m.groups {
+		for _, e := range c.Groups[mg.g].Nodes {
+			rows, vals := []int{mg.row}, []float64{1}
+			for k := range c.Res {
+				if mg.req[k] > 0 {
+					rows, vals = append(rows, m.nodeRows[[2]int{e, k}]), append(vals, float64(mg.req[k]))
+				}
+			}
+			rows, vals = m.zoneEntries(i, c.Nodes[e].Zone, 1, rows, vals)
+			b.add(0, 0, float64(min(mg.maxUnits, mg.units)), rows, vals, column{kind: colNode, mg: i, node: e})
+		}
+	}
+	return m.flush(ctx, &b)
+}
+
+// zoneEntries appends the zone rows' coefficients for n units of group i in zone z.
+func (m *master) zoneEntries(i, z int, n int, rows []int, vals []float64) ([]int, []float64) {
+	if z < 0 {
+		return rows, vals
+	}
+	per := float64(n * m.groups[i].ppu)
+	for _, zr := range m.zoneRows {
+		if zr.mg != i {
+			continue
+		}
+		if zr.plus == z {
+			rows, vals = append(rows, zr.row), append(vals, per)
+		} else if zr.minus == z {
+			rows, vals = append(rows, zr.row), append(vals, -per)
+		}
+	}
+	return rows, vals
+}
+
+// colBatch gathers columns for one AddCols call.
+type colBatch struct {
+	cost, lo, hi []float64
+	start, index []int
+	value        []float64
+	cols         []column
+}
+
+func (b *colBatch) add(cost, lo, hi float64, rows []int, vals []float64, col column) {
+	if len(b.start) == 0 {
+		b.start = []int{0}
+	}
+	b.cost, b.lo, b.hi = append(b.cost, cost), append(b.lo, lo), append(b.hi, hi)
+	b.index, b.value = append(b.index, rows...), append(b.value, vals...)
+	b.start = append(b.start, len(b.index))
+	b.cols = append(b.cols, col)
+}
+
+func (m *master) flush(ctx context.Context, b *colBatch) error {
+	if len(b.cols) == 0 {
+		return nil
+	}
+	if err := m.inst.AddCols(ctx, b.cost, b.lo, b.hi, b.start, b.index, b.value, false); err != nil {
+		return err
+	}
+	m.cols = append(m.cols, b.cols...)
+	return nil
+}
+
+// patternEntries are the rows of one new node of class ci holding counts.
+func (m *master) patternEntries(ci int, counts []unitCount) ([]int, []float64) {
+	cl := &m.classes[ci]
+	var rows []int
+	var vals []float64
+	for _, uc := range counts {
+		rows, vals = append(rows, m.groups[uc.mg].row), append(vals, float64(uc.n))
+		rows, vals = m.zoneEntries(uc.mg, cl.zone, uc.n, rows, vals)
+	}
+	for _, pr := range m.poolRows {
+		if pr.pool == cl.pool && cl.capacity[pr.k] != 0 {
+			rows, vals = append(rows, pr.row), append(vals, float64(cl.capacity[pr.k]))
+		}
+	}
+	return rows, vals
+}
+
+func patternKey(ci int, counts []unitCount) string {
+	b := make([]byte, 0, 8+8*len(counts))
+	b = appendInt(b, ci)
+	for _, uc := range counts {
+		b = append(b, ':')
+		b = appendInt(b, uc.mg)
+		b = append(b, '=')
+		b = appendInt(b, uc.n)
+	}
+	return string(b)
+}
+
+func appendInt(b []byte, v int) []byte {
+	if v == 0 {
+		return append(b, '0')
+	}
+	var d [20]byte
+	i := len(d)
+	for v > 0 {
+		i--
+		d[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return append(b, d[i:]...)
+}
+
+type pattern struct {
+	class  int
+	counts []unitCount
+}
+
+// addPatterns adds new pattern columns (skipping ones already present) and returns their column indices.
+func (m *master) addPatterns(ctx context.Context, ps []pattern) error {
+	var b colBatch
+	for _, p := range ps {
+		key := patternKey(p.class, p.counts)
+		if m.seen[key] {
+			continue
+		}
+		m.seen[key] = true
+		rows, vals := m.patternEntries(p.class, p.counts)
+		b.add(m.classes[p.class].price, 0, highs.Inf, rows, vals, column{kind: colPattern, class: p.class, counts: p.counts})
+	}
+	return m.flush(ctx, &b)
+}
+
+// addSingles seeds, for every group, the fullest single-group node on each class (so each group can be covered).
+func (m *master) addSingles(ctx context.Context) error {
+	var ps []pattern
+	for ci := range m.classes {
+		cl := &m.classes[ci]
+		for _, g := range cl.groups {
+			i := m.mgOf[g]
+			it := item{max: min(m.groups[i].maxUnits, m.groups[i].units), req: m.groups[i].req}
+			if n := maxFit(&it, cl.alloc); n > 0 {
+				ps = append(ps, pattern{class: ci, counts: []unitCount{{i, n}}})
+			}
+		}
+	}
+	return m.addPatterns(ctx, ps)
+}
+
+// addWarm adds the greedy plan's nodes as patterns and returns the plan as a start (column -> value).
+func (m *master) addWarm(ctx context.Context, warm *model.Plan) (map[int]float64, error) {
+	start := map[int]float64{}
+	byKey := map[string]int{}
+	var ps []pattern
+	counts := map[string]int{}
+	for _, nn := range warm.NewNodes {
+		var uc []unitCount
+		usage := make(prep.Vec, len(m.c.Res))
+		ok := true
+		for _, gc := range nn.Pods {
+			i, active := m.mgOf[gc.Group]
+			if !active || gc.Count%m.groups[i].ppu != 0 {
+				ok = false
+				break
+			}
+			n := gc.Count / m.groups[i].ppu
+			uc = append(uc, unitCount{i, n})
+			for k := range usage {
+				usage[k] += int64(n) * m.groups[i].req[k]
+			}
+		}
+		if !ok || len(uc) == 0 {
+			continue
+		}
+		sort.Slice(uc, func(a, b int) bool { return uc[a].mg < uc[b].mg })
+		ci := m.classFor(uc, usage, m.c.Offerings[nn.Offering].Zone, m.c.Offerings[nn.Offering].Pool, nn.Offering)
+		key := patternKey(ci, uc)
+		if _, dup := counts[key]; !dup {
+			ps = append(ps, pattern{class: ci, counts: uc})
+		}
+		counts[key]++
+	}
+	first := len(m.cols)
+	if err := m.addPatterns(ctx, ps); err != nil {
+		return nil, err
+	}
+	for j := first; j < len(m.cols); j++ {
+		byKey[patternKey(m.cols[j].class, m.cols[j].counts)] = j
+	}
+	for key, n := range counts {
+		if j, ok := byKey[key]; ok {
+			start[j] = float64(n)
+		}
+	}
+	// Existing-node placements and what is left unplaced.
+	placed := make([]int, len(m.groups))
+	for key, n := range counts {
+		j := byKey[key]
+		for _, uc := range m.cols[j].counts {
+			placed[uc.mg] += uc.n * n
+		}
+	}
+	for _, ep := range warm.Existing {
+		for _, gc := range ep.Pods {
+			i, ok := m.mgOf[gc.Group]
+			if !ok {
+				continue
+			}
+			for j, col := range m.cols {
+				if col.kind == colNode && col.mg == i && col.node == ep.Node {
+					start[j] += float64(gc.Count / m.groups[i].ppu)
+					placed[i] += gc.Count / m.groups[i].ppu
+				}
+			}
+		}
+	}
+	for j, col := range m.cols {
+		if col.kind == colSlack {
+			if left := m.groups[col.mg].units - placed[col.mg]; left > 0 {
+				start[j] = float64(left)
+			}
+		}
+	}
+	return start, nil
+}
+
+// classFor picks the cheapest class that can hold the pattern (same zone/pool when they matter); when none can,
+// it adds a class for the warm plan's own offering.
+func (m *master) classFor(uc []unitCount, usage prep.Vec, zone, pool, offering int) int {
+	best, bestPrice := -1, math.Inf(1)
+	for ci := range m.classes {
+		cl := &m.classes[ci]
+		if cl.price >= bestPrice || (cl.zone >= 0 && cl.zone != zone) || (cl.pool >= 0 && cl.pool != pool) || !usage.Fits(cl.alloc) {
+			continue
+		}
+		all := true
+		for _, u := range uc {
+			if !m.c.Groups[m.groups[u.mg].g].OfferingOK[cl.rep] {
+				all = false
+				break
+			}
+		}
+		if all {
+			best, bestPrice = ci, cl.price
+		}
+	}
+	if best >= 0 {
+		return best
+	}
+	o := &m.c.Offerings[offering]
+	z, p := -1, -1
+	if m.zones {
+		z = o.Zone
+	}
+	for _, pr := range m.poolRows {
+		if pr.pool == o.Pool {
+			p = o.Pool
+		}
+	}
+	m.classes = append(m.classes, class{rep: offering, price: o.Price, alloc: o.Alloc, capacity: o.Capacity, zone: z, pool: p})
+	return len(m.classes) - 1
+}
+
+// price runs the pricing knapsack for every class under the LP duals y. It returns patterns with negative
+// reduced cost (the most negative first) and rho, a proven lower bound on min over all patterns of reduced
+// cost / price (0 when none is negative).
+func (m *master) price(ctx context.Context, y []float64, opts Options) ([]pattern, float64) {
+	type cand struct {
+		p  pattern
+		rc float64
+	}
+	var cands []cand
+	rho := 0.0
+	conflict := m.conflictSets()
+	exactUntil := time.Now().Add(opts.ExactPricingBudget)
+	for ci := range m.classes {
+		cl := &m.classes[ci]
+		if cl.price <= 0 {
+			continue
+		}
+		constant := 0.0
+		for _, pr := range m.poolRows {
+			if pr.pool == cl.pool {
+				constant += y[pr.row] * float64(cl.capacity[pr.k])
+			}
+		}
+		var items []item
+		local := map[int]int{}
+		for _, g := range cl.groups {
+			i := m.mgOf[g]
+			w := y[m.groups[i].row]
+			if cl.zone >= 0 {
+				per := float64(m.groups[i].ppu)
+				for _, zr := range m.zoneRows {
+					if zr.mg != i {
+						continue
+					}
+					if zr.plus == cl.zone {
+						w += per * y[zr.row]
+					} else if zr.minus == cl.zone {
+						w -= per * y[zr.row]
+					}
+				}
+			}
+			if w <= 1e-12 {
+				continue
+			}
+			local[i] = len(items)
+			items = append(items, item{g: i, w: w, req: m.groups[i].req, max: min(m.groups[i].maxUnits, m.groups[i].units)})
+		}
+		if len(items) == 0 {
+			continue
+		}
+		for a := range items {
+			for _, gb := range conflict[items[a].g] {
+				if b, ok := local[gb]; ok {
+					items[a].clash = append(items[a].clash, b)
+				}
+			}
+		}
+		best, val, upper := knapsack(items, cl.alloc, opts.PricingBudget)
+		if upper > val+1e-9 && upper > cl.price-constant && time.Now().Before(exactUntil) {
+			// The search ran out of budget and a negative reduced cost is still possible: the LP relaxation
+			// tightens the bound cheaply, and where that is not enough HiGHS solves the knapsack itself.
+			if _, _, u, ok := exactKnapsack(ctx, items, cl.alloc, opts.ExactPricingLimit, true); ok {
+				upper = math.Min(upper, u)
+			}
+			if upper > val+1e-9 && upper > cl.price-constant {
+				if b, v, u, ok := exactKnapsack(ctx, items, cl.alloc, opts.ExactPricingLimit, false); ok {
+					if v > val {
+						best, val = b, v
+					}
+					upper = math.Min(upper, u)
+				}
+			}
+		}
+		if r := (cl.price - constant - upper) / cl.price; r < rho {
+			rho = r
+		}
+		if rc := cl.price - constant - val; rc < -1e-7*cl.price {
+			var uc []unitCount
+			for a, n := range best {
+				if n > 0 {
+					uc = append(uc, unitCount{items[a].g, n})
+				}
+			}
+			sort.Slice(uc, func(a, b int) bool { return uc[a].mg < uc[b].mg })
+			cands = append(cands, cand{pattern{ci, uc}, rc / cl.price})
+		}
+	}
+	sort.Slice(cands, func(a, b int) bool { return cands[a].rc < cands[b].rc })
+	if len(cands) > opts.MaxColumnsPerIteration {
+		cands = cands[:opts.MaxColumnsPerIteration]
+	}
+	out := make([]pattern, len(cands))
+	for i, cd := range cands {
+		out[i] = cd.p
+	}
+	return out, rho
+}
+
+// conflictSets maps each mgroup to the mgroups it may not share a node with.
+func (m *master) conflictSets() [][]int {
+	out := make([][]int, len(m.groups))
+	for i, mg := range m.groups {
+		for _, h := range m.c.Conflicts[mg.g] {
+			if j, ok := m.mgOf[h]; ok {
+				out[i] = append(out[i], j)
+			}
+		}
+	}
+	return out
+}
+
+// slackUsed reports whether the LP leaves units unplaced or breaks a zone rule, in which case its value carries
+// penalties and is no bound on node cost.
+func (m *master) slackUsed(x []float64) bool {
+	for j, col := range m.cols {
+		if (col.kind == colSlack || col.kind == colRowSlk) && j < len(x) && x[j] > 1e-6 {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *master) makeInteger(ctx context.Context) error {
+	flags := make([]bool, len(m.cols))
+	for j, col := range m.cols {
+		flags[j] = col.kind != colRowSlk
+	}
+	return m.inst.SetIntegrality(ctx, flags)
+}
+
+// plan turns an integer master solution into a model.Plan: units are handed out to existing nodes first, then to
+// new nodes (over-covered patterns give up their surplus), and each new node is shrunk to the cheapest offering
+// that still holds its pods.
+func (m *master) plan(x []float64) *model.Plan {
+	c := m.c
+	left := make([]int, len(m.groups))
+	for i, mg := range m.groups {
+		left[i] = mg.units
+	}
+	plan := &model.Plan{Solver: "mip"}
+	existing := map[int][]model.GroupCount{}
+	for j, col := range m.cols {
+		if col.kind != colNode || j >= len(x) {
+			continue
+		}
+		n := min(count(x[j]), left[col.mg])
+		if n > 0 {
+			left[col.mg] -= n
+			existing[col.node] = append(existing[col.node], model.GroupCount{Group: m.groups[col.mg].g, Count: n * m.groups[col.mg].ppu})
+		}
+	}
+	nodes := make([]int, 0, len(existing))
+	for e := range existing {
+		nodes = append(nodes, e)
+	}
+	sort.Ints(nodes)
+	for _, e := range nodes {
+		plan.Existing = append(plan.Existing, model.ExistingPlacement{Node: c.Nodes[e].Index, Pods: existing[e]})
+	}
+	for j, col := range m.cols {
+		if col.kind != colPattern || j >= len(x) {
+			continue
+		}
+		for r := count(x[j]); r > 0; r-- {
+			var pods []unitCount
+			for _, uc := range col.counts {
+				if n := min(uc.n, left[uc.mg]); n > 0 {
+					left[uc.mg] -= n
+					pods = append(pods, unitCount{uc.mg, n})
+				}
+			}
+			if len(pods) == 0 {
+				break
+			}
+			oi := m.shrink(col.class, pods)
+			nn := model.NewNode{Offering: c.Offerings[oi].Index}
+			for _, uc := range pods {
+				nn.Pods = append(nn.Pods, model.GroupCount{Group: m.groups[uc.mg].g, Count: uc.n * m.groups[uc.mg].ppu})
+			}
+			plan.NewNodes = append(plan.NewNodes, nn)
+			plan.Cost += c.Offerings[oi].Price
+		}
+	}
+	for i, n := range left {
+		if n > 0 {
+			plan.Unschedulable = append(plan.Unschedulable, model.Unschedulable{Group: m.groups[i].g, Count: n * m.groups[i].ppu,
+				Reason: "no room within the NodePools' limits and the pods' constraints"})
+		}
+	}
+	for gi := range c.Groups {
+		if g := &c.Groups[gi]; g.Impossible != "" && g.Demand > 0 {
+			plan.Unschedulable = append(plan.Unschedulable, model.Unschedulable{Group: gi, Count: g.Demand, Reason: g.Impossible})
+		}
+	}
+	return plan
+}
+
+// shrink returns the cheapest offering that holds pods, compatible with each of their groups, in the class's
+// zone and pool where those matter.
+func (m *master) shrink(ci int, pods []unitCount) int {
+	c := m.c
+	cl := &m.classes[ci]
+	usage := make(prep.Vec, len(c.Res))
+	for _, uc := range pods {
+		for k := range usage {
+			usage[k] += int64(uc.n) * m.groups[uc.mg].req[k]
+		}
+	}
+	best, bestPrice := cl.rep, cl.price
+	rep := &c.Offerings[cl.rep]
+	for oi := range c.Offerings {
+		o := &c.Offerings[oi]
+		if o.Price >= bestPrice || !usage.Fits(o.Alloc) {
+			continue
+		}
+		if m.zones && o.Zone != rep.Zone {
+			continue
+		}
+		if o.Pool != rep.Pool && (cl.pool >= 0 || m.limited(o.Pool)) {
+			continue
+		}
+		ok := true
+		for _, uc := range pods {
+			if !c.Groups[m.groups[uc.mg].g].OfferingOK[oi] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			best, bestPrice = oi, o.Price
+		}
+	}
+	return best
+}
+
+func (m *master) limited(pool int) bool {
+	for _, pr := range m.poolRows {
+		if pr.pool == pool {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,101 @@
+package mip
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/packwright/packwright/model"
+	"github.com/packwright/packwright/solver/internal/prep"
+)
+
+// shapes is a kwok-like set: c/m/r families with 2/4/8 GiB per vCPU, priced linearly.
+func offerings(zones []string) []model.Offering {
+	var out []model.Offering
+	for _, fam := range []struct {
+		name  string
+		gib   int64
+		price float64
+	}{{"c", 2, 0.0425}, {"m", 4, 0.048}, {"r", 8, 0.063}} {
+		for _, cpu := range []int64{2, 4, 8, 16, 32, 48, 64} {
+			for zi, z := range zones {
+				id := fmt.Sprintf("%s%d/%s", fam.name, cpu, z)
+				alloc := model.Resources{model.CPU: cpu*1000 - 80, model.Memory: (cpu*fam.gib - 1) << 30, model.Pods: 110}
+				out = append(out, model.Offering{ID: id, NodePool: "default", InstanceType: fmt.Sprintf("%s.%d", fam.name, cpu),
+					Zone: z, CapacityType: model.OnDemand, Price: fam.price * float64(cpu) * (1 + 0.01*float64(zi)),
+					Capacity:    model.Resources{model.CPU: cpu * 1000, model.Memory: cpu * fam.gib << 30, model.Pods: 110},
+					Allocatable: alloc, Labels: map[string]string{model.LabelZone: z, model.LabelInstanceType: id}})
+			}
+		}
+	}
+	return out
+}
+
+func randomProblem(seed uint64, groups, podsPerGroup int) *model.Problem {
+	r := rand.New(rand.NewPCG(seed, 1))
+	zones := []string{"z1", "z2", "z3"}
+	p := &model.Problem{Offerings: offerings(zones), Zones: zones, Pools: []model.NodePool{{Name: "default"}}}
+	for g := 0; g < groups; g++ {
+		cpu := []int64{100, 250, 500, 1000, 2000, 4000}[r.IntN(6)]
+		mem := cpu * []int64{1, 2, 4, 8}[r.IntN(4)] << 20
+		pg := model.PodGroup{Name: fmt.Sprintf("g%d", g), Namespace: "default",
+			Requests: model.Resources{model.CPU: cpu, model.Memory: mem, model.Pods: 1}, Labels: map[string]string{"app": fmt.Sprint(g)}}
+		n := 1 + r.IntN(2*podsPerGroup)
+		for i := 0; i < n; i++ {
+			pg.Pods = append(pg.Pods, model.PodRef{Namespace: "default", Name: fmt.Sprintf("g%d-%d", g, i)})
+		}
+		p.Groups = append(p.Groups, pg)
+	}
+	return p
+}
+
+func TestMIPPlansAndBounds(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		p := randomProblem(seed, 8, 20)
+		c, err := prep.Compile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		res, err := Solve(ctx, c, nil, Options{})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Plan == nil {
+			t.Fatalf("seed %d: no plan (%s)", seed, res.MasterStatus)
+		}
+		if res.LowerBound > res.Plan.Cost+1e-6 {
+			t.Fatalf("seed %d: bound %v above cost %v", seed, res.LowerBound, res.Plan.Cost)
+		}
+		if len(res.Plan.Unschedulable) != 0 {
+			t.Fatalf("seed %d: unschedulable %v", seed, res.Plan.Unschedulable)
+		}
+		t.Logf("seed %d: cost %.4f bound %.4f gap %.2f%% iters %d cols %d classes %d converged %v %s", seed, res.Plan.Cost, res.LowerBound,
+			100*(res.Plan.Cost-res.LowerBound)/res.Plan.Cost, res.Iterations, res.Columns, res.Classes, res.Converged, res.MasterStatus)
+	}
+}
+
+func TestMIPPlansValidate(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		p := randomProblem(seed, 8, 20)
+		c, err := prep.Compile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		res, err := Solve(ctx, c, nil, Options{})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Plan == nil {
+			continue // out of time on a loaded machine: nothing to validate
+		}
+		if err := res.Plan.Validate(p); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+	}
+}

@@ -1,0 +1,524 @@
+package mip
+
+import (
+	"math"
+	"sort"
+
+	"github.com/packwright/packwright/solver/internal/prep"
+)
+
+// item is one pod group as the pricing knapsack sees it.
+type item struct {
+	g     int      // index into master.groups
+	w     float64  // dual value of one unit
+	req   prep.Vec // resources of one unit
+	max   int      // most units on one node
+	clash []int    // items (indices into the item slice) that may not share the node
+}
+
+// knapsack finds a high-value pattern: integer counts n (n[i] <= items[i].max) with sum n_i req_i <= alloc and no
+// two clashing items, maximising sum w_i n_i. It returns the best pattern found and a proven upper bound on the
+// optimum (equal to the best value when the search finished).
+func knapsack(items []item, alloc prep.Vec, budget int) (best []int, bestVal, upper float64) {
+	n := len(items)
+	if n == 0 {
+		return nil, 0, 0
+	}
+	lambda, lag := lagrange(items, alloc)
+	upper = math.Min(fracBound(items, alloc, nil), lag)
+	// Heuristic starts: greedy fills under a few orderings.
+	for _, score := range []func(it *item) float64{
+		func(it *item) float64 { return it.w / normSum(it.req, alloc) },
+		func(it *item) float64 { return it.w / normMax(it.req, alloc) },
+		func(it *item) float64 { return it.w * float64(maxFit(it, alloc)) },
+	} {
+		order := make([]int, n)
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(a, b int) bool { return score(&items[order[a]]) > score(&items[order[b]]) })
+		cnt, val := greedyFill(items, alloc, order)
+		if val > bestVal {
+			best, bestVal = cnt, val
+		}
+	}
+	if bestVal >= upper-1e-9 {
+		return best, bestVal, bestVal
+	}
+	// Depth-first branch and bound, items in decreasing value density, bounded by the fractional relaxation.
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		return items[order[a]].w/normSum(items[order[a]].req, alloc) > items[order[b]].w/normSum(items[order[b]].req, alloc)
+	})
+	s := &search{items: items, order: order, cnt: make([]int, n), res: append(prep.Vec(nil), alloc...),
+		best: best, bestVal: bestVal, budget: budget, blocked: make([]int, n), lambda: lambda, rank: make([]int, n)}
+	for p, i := range order {
+		s.rank[i] = p
+	}
+	// Per-resource density orders for the fractional bounds at each search node.
+	s.byRes = make([][]int, len(alloc))
+	for k := range alloc {
+		o := make([]int, 0, n)
+		for i := range items {
+			if items[i].req[k] > 0 {
+				o = append(o, i)
+			}
+		}
+		sort.Slice(o, func(a, b int) bool {
+			return items[o[a]].w/float64(items[o[a]].req[k]) > items[o[b]].w/float64(items[o[b]].req[k])
+		})
+		s.byRes[k] = o
+	}
+	s.dfs(0, 0)
+	if s.budget > 0 { // finished: the best found is optimal
+		return s.best, s.bestVal, s.bestVal
+	}
+	best, bestVal = improve(items, alloc, s.best, s.bestVal, order)
+	return best, bestVal, math.Max(bestVal, upper)
+}
+
+// improve is a local search on a pattern: take r units of one item out and refill greedily in density order,
+// keeping any change that raises the value.
+func improve(items []item, alloc prep.Vec, cnt []int, val float64, order []int) ([]int, float64) {
+	cnt = append([]int(nil), cnt...)
+	for pass := 0; pass < 3; pass++ {
+		better := false
+		for i := range items {
+			for r := 1; r <= cnt[i] && r <= 8; r++ {
+				trial := append([]int(nil), cnt...)
+				trial[i] -= r
+				res := append(prep.Vec(nil), alloc...)
+				blocked := make([]bool, len(items))
+				v := 0.0
+				for j, c := range trial {
+					v += float64(c) * items[j].w
+					for k := range res {
+						res[k] -= int64(c) * items[j].req[k]
+					}
+					if c > 0 {
+						for _, x := range items[j].clash {
+							blocked[x] = true
+						}
+					}
+				}
+				for _, j := range order {
+					if j == i || blocked[j] {
+						continue
+					}
+					it := items[j]
+					it.max -= trial[j]
+					if c := maxFit(&it, res); c > 0 {
+						trial[j] += c
+						v += float64(c) * it.w
+						for k := range res {
+							res[k] -= int64(c) * it.req[k]
+						}
+					}
+				}
+				if v > val+1e-12 {
+					cnt, val, better = trial, v, true
+				}
+			}
+		}
+		if !better {
+			break
+		}
+	}
+	return cnt, val
+}
+
+type search struct {
+	items   []item
+	order   []int
+	cnt     []int
+	res     prep.Vec
+	best    []int
+	bestVal float64
+	budget  int
+	blocked []int // >0 when a clashing item is in the pattern
+	lambda  []float64
+	rank    []int   // position of each item in order
+	byRes   [][]int // items by value per unit of each resource
+}
+
+// fracBound is the smallest single-resource fractional bound over the undecided items (from pos on).
+func (s *search) fracBound(pos int) float64 {
+	best := math.Inf(1)
+	for k, o := range s.byRes {
+		left := float64(s.res[k])
+		b := 0.0
+		for _, i := range o {
+			if s.rank[i] < pos || s.blocked[i] > 0 {
+				continue
+			}
+			it := &s.items[i]
+			units := float64(maxFit(it, s.res))
+			if units == 0 {
+				continue
+			}
+			need := units * float64(it.req[k])
+			if need <= left {
+				b += units * it.w
+				left -= need
+				continue
+			}
+			b += it.w * left / float64(it.req[k])
+			break
+		}
+		// Items that use none of resource k are not limited by it.
+		for _, i := range s.order[pos:] {
+			if it := &s.items[i]; it.req[k] == 0 && s.blocked[i] == 0 {
+				b += it.w * float64(maxFit(it, s.res))
+			}
+		}
+		if b < best {
+			best = b
+		}
+	}
+	return best
+}
+
+// bound is the Lagrangian bound of the items from pos on with the residual capacity, for the fixed multipliers:
+// any lambda >= 0 gives a valid bound, lambda.res + sum_i n_i^max (w_i - lambda.r_i)^+.
+func (s *search) bound(pos int) float64 {
+	b := 0.0
+	for k, l := range s.lambda {
+		b += l * float64(s.res[k])
+	}
+	for _, i := range s.order[pos:] {
+		it := &s.items[i]
+		if s.blocked[i] > 0 {
+			continue
+		}
+		v := it.w
+		for k, l := range s.lambda {
+			v -= l * float64(it.req[k])
+		}
+		if v > 0 {
+			b += v * float64(maxFit(it, s.res))
+		}
+	}
+	return b
+}
+
+func (s *search) dfs(pos int, val float64) {
+	if s.budget <= 0 {
+		return
+	}
+	s.budget--
+	if val > s.bestVal+1e-12 {
+		s.bestVal = val
+		s.best = append(s.best[:0:0], s.cnt...)
+	}
+	if pos == len(s.order) {
+		return
+	}
+	if val+math.Min(s.bound(pos), s.fracBound(pos)) <= s.bestVal+1e-9 {
+		return
+	}
+	i := s.order[pos]
+	it := &s.items[i]
+	most := 0
+	if s.blocked[i] == 0 {
+		most = maxFit(it, s.res)
+	}
+	for c := most; c >= 0; c-- {
+		if c > 0 {
+			for k := range s.res {
+				s.res[k] -= int64(c) * it.req[k]
+			}
+			s.cnt[i] = c
+			for _, j := range it.clash {
+				s.blocked[j]++
+			}
+		}
+		s.dfs(pos+1, val+float64(c)*it.w)
+		if c > 0 {
+			for k := range s.res {
+				s.res[k] += int64(c) * it.req[k]
+			}
+			s.cnt[i] = 0
+			for _, j := range it.clash {
+				s.blocked[j]--
+			}
+		}
+		if s.budget <= 0 {
+			return
+		}
+	}
+}
+
+// greedyFill takes items in order, as many units as fit, skipping clashes.
+func greedyFill(items []item, alloc prep.Vec, order []int) ([]int, float64) {
+	res := append(prep.Vec(nil), alloc...)
+	cnt := make([]int, len(items))
+	blocked := make([]bool, len(items))
+	val := 0.0
+	for _, i := range order {
+		if blocked[i] {
+			continue
+		}
+		it := &items[i]
+		c := maxFit(it, res)
+		if c == 0 {
+			continue
+		}
+		cnt[i] = c
+		val += float64(c) * it.w
+		for k := range res {
+			res[k] -= int64(c) * it.req[k]
+		}
+		for _, j := range it.clash {
+			blocked[j] = true
+		}
+	}
+	return cnt, val
+}
+
+// maxFit is how many units of it fit in res, capped by it.max.
+func maxFit(it *item, res prep.Vec) int {
+	m := it.max
+	for k, r := range it.req {
+		if r <= 0 {
+			continue
+		}
+		if f := res[k] / r; f < int64(m) {
+			m = int(f)
+		}
+	}
+	if m < 0 {
+		return 0
+	}
+	return m
+}
+
+// fracBound is a valid upper bound on the knapsack over the items in subset (all when nil) with capacity res:
+// for each resource alone, the fractional knapsack; the smallest of these. Clashes are ignored (a relaxation).
+func fracBound(items []item, res prep.Vec, subset []int) float64 {
+	idx := subset
+	if idx == nil {
+		idx = make([]int, len(items))
+		for i := range idx {
+			idx[i] = i
+		}
+	}
+	best := math.Inf(1)
+	free := 0.0 // items needing none of any resource... cannot exist with "pods" requested; handled per k below
+	_ = free
+	for k := range res {
+		type d struct {
+			ratio float64
+			req   int64
+			units int
+			w     float64
+		}
+		ds := make([]d, 0, len(idx))
+		bound := 0.0
+		for _, i := range idx {
+			it := &items[i]
+			units := it.max
+			if r := it.req[k]; r > 0 {
+				ds = append(ds, d{it.w / float64(r), r, units, it.w})
+			} else {
+				bound += float64(units) * it.w
+			}
+		}
+		sort.Slice(ds, func(a, b int) bool { return ds[a].ratio > ds[b].ratio })
+		left := float64(res[k])
+		for _, x := range ds {
+			if left <= 0 {
+				break
+			}
+			take := math.Min(float64(x.units), left/float64(x.req))
+			bound += take * x.w
+			left -= take * float64(x.req)
+		}
+		if bound < best {
+			best = bound
+		}
+	}
+	return best
+}
+
+func normSum(req, alloc prep.Vec) float64 {
+	s := 0.0
+	for k := range req {
+		if alloc[k] > 0 {
+			s += float64(req[k]) / float64(alloc[k])
+		}
+	}
+	return math.Max(s, 1e-12)
+}
+
+func normMax(req, alloc prep.Vec) float64 {
+	s := 0.0
+	for k := range req {
+		if alloc[k] > 0 {
+			s = math.Max(s, float64(req[k])/float64(alloc[k]))
+		}
+	}
+	return math.Max(s, 1e-12)
+}
+
+// lagrange minimises the Lagrangian dual of the knapsack's LP relaxation over the capacity multipliers by a
+// projected subgradient method. Every multiplier vector it visits gives a valid upper bound; it returns the
+// best one and its bound.
+func lagrange(items []item, alloc prep.Vec) ([]float64, float64) {
+	m := len(alloc)
+	eval := func(l []float64, grad []float64) float64 {
+		b := 0.0
+		for k := range l {
+			b += l[k] * float64(alloc[k])
+			if grad != nil {
+				grad[k] = float64(alloc[k])
+			}
+		}
+		for i := range items {
+			it := &items[i]
+			v := it.w
+			for k := range l {
+				v -= l[k] * float64(it.req[k])
+			}
+			if v > 0 {
+				b += v * float64(it.max)
+				if grad != nil {
+					for k := range l {
+						grad[k] -= float64(it.max) * float64(it.req[k])
+					}
+				}
+			}
+		}
+		return b
+	}
+	// Start from the best single-resource critical ratio.
+	best := make([]float64, m)
+	bestVal := eval(best, nil)
+	for k := 0; k < m; k++ {
+		if alloc[k] <= 0 {
+			continue
+		}
+		l := make([]float64, m)
+		l[k] = criticalRatio(items, alloc, k)
+		if v := eval(l, nil); v < bestVal {
+			best, bestVal = l, v
+		}
+	}
+	// Exact coordinate descent: along one multiplier the bound is convex and piecewise linear, so its minimum
+	// is where the slope b_k - sum of the still-profitable items' use of k turns non-negative.
+	cur := append([]float64(nil), best...)
+	for sweep := 0; sweep < 8; sweep++ {
+		moved := false
+		for k := 0; k < m; k++ {
+			if alloc[k] <= 0 {
+				continue
+			}
+			if nl := lineMin(items, alloc, cur, k); math.Abs(nl-cur[k]) > 1e-15 {
+				old := cur[k]
+				cur[k] = nl
+				if v := eval(cur, nil); v < bestVal-1e-12 {
+					best, bestVal = append(best[:0:0], cur...), v
+					moved = true
+				} else {
+					cur[k] = old
+				}
+			}
+		}
+		if !moved {
+			break
+		}
+	}
+	cur = append(cur[:0:0], best...)
+	grad := make([]float64, m)
+	scale := make([]float64, m) // work in units of each resource's capacity
+	for k := range scale {
+		scale[k] = math.Max(float64(alloc[k]), 1)
+	}
+	theta := 1.0
+	stall := 0
+	for iter := 0; iter < 60; iter++ {
+		v := eval(cur, grad)
+		if v < bestVal-1e-12 {
+			best, bestVal = append(best[:0:0], cur...), v
+			stall = 0
+		} else if stall++; stall >= 5 {
+			theta /= 2
+			stall = 0
+		}
+		norm := 0.0
+		for k := range grad {
+			g := grad[k] * scale[k] / scale[k] // gradient in capacity units
+			norm += (g / scale[k]) * (g / scale[k])
+		}
+		if norm < 1e-18 || theta < 1e-4 {
+			break
+		}
+		step := theta * math.Max(v*0.05, 1e-9) / norm
+		for k := range cur {
+			cur[k] = math.Max(0, cur[k]-step*grad[k]/(scale[k]*scale[k]))
+		}
+	}
+	return best, bestVal
+}
+
+// criticalRatio is the value per unit of resource k of the item where the fractional knapsack on k alone
+// stops: the optimal multiplier of that one-constraint relaxation.
+func criticalRatio(items []item, alloc prep.Vec, k int) float64 {
+	idx := make([]int, 0, len(items))
+	for i := range items {
+		if items[i].req[k] > 0 {
+			idx = append(idx, i)
+		}
+	}
+	sort.Slice(idx, func(a, b int) bool {
+		return items[idx[a]].w/float64(items[idx[a]].req[k]) > items[idx[b]].w/float64(items[idx[b]].req[k])
+	})
+	left := float64(alloc[k])
+	for _, i := range idx {
+		need := float64(items[i].max) * float64(items[i].req[k])
+		if need >= left {
+			return items[i].w / float64(items[i].req[k])
+		}
+		left -= need
+	}
+	return 0
+}
+
+// lineMin minimises the Lagrangian bound over lambda[k] with the other multipliers fixed.
+func lineMin(items []item, alloc prep.Vec, lambda []float64, k int) float64 {
+	type bp struct {
+		at  float64 // lambda[k] at which the item stops being profitable
+		use float64 // units * r_k it stops using
+	}
+	var bps []bp
+	for i := range items {
+		it := &items[i]
+		rest := it.w
+		for j, l := range lambda {
+			if j != k {
+				rest -= l * float64(it.req[j])
+			}
+		}
+		if rest <= 0 || it.req[k] <= 0 {
+			continue // never profitable, or profitable whatever lambda[k] is (no slope contribution)
+		}
+		bps = append(bps, bp{rest / float64(it.req[k]), float64(it.max) * float64(it.req[k])})
+	}
+	sort.Slice(bps, func(a, b int) bool { return bps[a].at < bps[b].at })
+	slope := float64(alloc[k])
+	for _, b := range bps {
+		slope -= b.use
+	}
+	if slope >= 0 {
+		return 0
+	}
+	for _, b := range bps {
+		slope += b.use
+		if slope >= 0 {
+			return b.at
+		}
+	}
+	return bps[len(bps)-1].at
+}

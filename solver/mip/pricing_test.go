@@ -1,0 +1,59 @@
+package mip
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/packwright/packwright/solver/internal/prep"
+)
+
+// brute enumerates every pattern.
+func brute(items []item, res prep.Vec, i int, blocked []bool) float64 {
+	if i == len(items) {
+		return 0
+	}
+	best := brute(items, res, i+1, blocked)
+	if blocked[i] {
+		return best
+	}
+	it := &items[i]
+	for c := 1; c <= maxFit(it, res); c++ {
+		r2 := append(prep.Vec(nil), res...)
+		for k := range r2 {
+			r2[k] -= int64(c) * it.req[k]
+		}
+		b2 := append([]bool(nil), blocked...)
+		for _, j := range it.clash {
+			b2[j] = true
+		}
+		best = math.Max(best, float64(c)*it.w+brute(items, r2, i+1, b2))
+	}
+	return best
+}
+
+func TestKnapsackAgainstEnumeration(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	for trial := 0; trial < 300; trial++ {
+		n := 1 + r.IntN(5)
+		alloc := prep.Vec{int64(2000 + r.IntN(8000)), int64(2000 + r.IntN(30000)), 110}
+		items := make([]item, n)
+		for i := range items {
+			items[i] = item{g: i, w: 0.01 + r.Float64(), req: prep.Vec{int64(100 + r.IntN(2000)), int64(100 + r.IntN(8000)), 1}, max: 1 + r.IntN(12)}
+		}
+		if n > 1 && r.IntN(3) == 0 {
+			items[0].clash, items[1].clash = []int{1}, []int{0}
+		}
+		want := brute(items, alloc, 0, make([]bool, n))
+		best, val, upper := knapsack(items, alloc, 100000)
+		if upper < want-1e-9 {
+			t.Fatalf("trial %d: upper bound %v below the optimum %v", trial, upper, want)
+		}
+		if math.Abs(val-want) > 1e-9 {
+			t.Fatalf("trial %d: found %v, optimum %v (pattern %v)", trial, val, want, best)
+		}
+		if _, lag := lagrange(items, alloc); lag < want-1e-9 {
+			t.Fatalf("trial %d: Lagrangian bound %v below the optimum %v", trial, lag, want)
+		}
+	}
+}
