@@ -29,9 +29,11 @@ run: build
 vet:
 	@$(WITH_HIGHS) $(GO) vet $(PKGS)
 
-# test installs what the tests need, vets, checks the no-cgo build, then runs every test with the race detector.
+# test installs what the tests need (HiGHS, the moto EC2 emulator), vets, checks the no-cgo build, then runs every
+# test with the race detector.
 test:
 	@$(WITH_HIGHS) \
+	moto="$$(hack/install-moto.sh)"; export PACKWRIGHT_MOTO_SERVER="$$moto"; \
 	echo "== go vet"; $(GO) vet $(PKGS); \
 	echo "== CGO_ENABLED=0 build and HiGHS-less tests"; CGO_ENABLED=0 $(GO) build $(PKGS); \
 	CGO_ENABLED=0 $(GO) test -count=1 ./solver/highs/; \
