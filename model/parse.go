@@ -47,6 +47,7 @@ type token struct {
 	text string
 }
 
+// String names the token for error messages.
 func (t token) String() string {
 	if t.kind == tokEOF {
 		return "end of input"

@@ -45,7 +45,7 @@ type Requirement struct {
 type Requirements []Requirement
 
 // NodeSelectorTerms is a disjunction of conjunctions, as in required node affinity. An empty list matches
-// every node.
+// every node; a term with no requirements matches none (as in kube-scheduler).
 type NodeSelectorTerms []Requirements
 
 // PreferredTerm is a weighted soft node-affinity term.

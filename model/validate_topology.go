@@ -7,52 +7,7 @@ import (
 )
 
 // checkTopology checks required pod anti-affinity, required pod affinity and DoNotSchedule topology spread
-// of the plan's final state. kube-scheduler places pods one at a time, so a batch plan is correct when some
-// order of binding its pods passes the scheduler's filters at every step (the scheduler retries pods that
-// fail, so the order need not be the controller's). For each rule below that is what is checked.
-//
-// Domains. For a topology key K, a node's domain is its K label value; a node without the label has no
-// K domain, and kube-scheduler then ignores it for (anti-)affinity terms on K, rejects it for affinity and
-// spread on K, and does not count its pods. kubernetes.io/hostname is always present: each new node is its
-// own domain, an existing node's is its hostname label (its name when the label is missing). For the zone
-// key the zone field stands in for a missing label.
-//
-// Anti-affinity (required). Each pair of pods sharing a domain is checked both ways, which is what the
-// scheduler's two anti-affinity filters do (the incoming pod's terms against the pods present, and the
-// present pods' terms against the incoming pod); a pairwise condition holds in every order or in none, so
-// checking the final state is exact. A term of group g selects pod q when q's namespace is one of the
-// term's namespaces (g's own when empty) and the selector matches q's labels. Violations: g shares a domain
-// with a pod of another placed group or a bound pod its term selects; g has two pods in one domain and its
-// term selects itself; a bound pod's term selects g's pods in the bound pod's domain. Bound pods against
-// bound pods are the cluster's business, not the plan's.
-//
-// Affinity (required). kube-scheduler lets pod p with affinity terms T onto node n only if n has every
-// topology key of T and, for each term t, some pod matching all of T (not just t) is already in n's
-// t-domain; except that when no pod anywhere matches all of T and p matches T itself, p may go anywhere
-// (the first pod of a self-affine group). In a batch, pods of other placed groups and bound pods can come
-// first, so a t-domain holding g's pods is anchored when it holds a bound pod or a pod of another placed
-// group matching all of T. An unanchored domain can only have been started by g's own exempt first pod,
-// the seed; there is one seed, so it is accepted only when g matches T, no bound pod matches T, and every
-// unanchored domain (of every term) contains one node holding g's pods, the seed's. Two seeded groups
-// that each match the other's terms cannot both go first and are rejected. Not detected: two groups whose
-// only anchors are each other (neither can go first); such plans are accepted.
-//
-// Topology spread (DoNotSchedule; ScheduleAnyway is a preference). For a constraint c of group g on key
-// K, a node is eligible when it satisfies g's nodeSelector and required node affinity (taints are ignored:
-// the defaults nodeAffinityPolicy Honor, nodeTaintsPolicy Ignore) and has every key of g's DoNotSchedule
-// constraints. C[d] counts, on eligible nodes of domain d, the bound and placed pods in g's namespace that
-// c's selector matches. The domains are those of eligible nodes, plus, for the zone key, every zone of
-// Problem.Zones in which some offering could take a pod of g (compatible, tolerations included, and large
-// enough for one pod): the autoscaler may launch nodes there, so spreading means spreading there too.
-// Let min be the least C[d] over the domains, or 0 when there are fewer domains than c.MinDomains. The
-// rule: every node holding g's pods has key K, and C[d] - min <= MaxSkew for every domain d receiving
-// pods of g. This is exact for a batch: if it holds, binding g's pods in "water-filling" order (next pod
-// into the receiving domain with the fewest matching pods) passes the scheduler's check
-// count(d)+self-min <= MaxSkew at every step, because the domain filled is either the current minimum
-// (skew 1) or below its final count while the minimum is at least the final minimum; if it fails for d,
-// the last pod bound into d sees count C[d]-1 and a minimum no larger than the final one, and is rejected.
-// Pods of other placed groups are taken as bound before g's; when several placed groups with different
-// constraints match one selector the final-state check is the natural generalisation.
+// with the semantics documented on Plan.Validate.
 func (c *planCheck) checkTopology() {
 	for g := range c.p.Groups {
 		if len(c.groupNodes[g]) == 0 {
