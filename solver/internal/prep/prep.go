@@ -309,7 +309,8 @@ func (c *Problem) group(gi int) Group {
 			}
 		}
 		for ni := range p.Nodes {
-			if z := c.Nodes[ni].Zone; z >= 0 && g.Compatible(p.Nodes[ni].Labels, p.Nodes[ni].Taints) {
+			// kube-scheduler's default nodeTaintsPolicy ignores taints when it counts spread domains.
+			if z := c.Nodes[ni].Zone; z >= 0 && g.MatchesNodeLabels(p.Nodes[ni].Labels) {
 				eligible[z] = true
 			}
 		}
