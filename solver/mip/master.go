@@ -283,17 +283,32 @@ func (m *master) addPatterns(ctx context.Context, ps []pattern) error {
 	return m.flush(ctx, &b)
 }
 
-// addSingles seeds, for every group, the fullest single-group node on each class (so each group can be covered).
+// addSingles seeds, for every group, its fullest single-group node on the few classes cheapest per pod, so every
+// group can be covered from the first LP on without flooding it with columns.
 func (m *master) addSingles(ctx context.Context) error {
-	var ps []pattern
+	const perGroup = 4
+	type single struct {
+		class, n int
+		perPod   float64
+	}
+	byGroup := make([][]single, len(m.groups))
 	for ci := range m.classes {
 		cl := &m.classes[ci]
 		for _, g := range cl.groups {
 			i := m.mgOf[g]
 			it := item{max: min(m.groups[i].maxUnits, m.groups[i].units), req: m.groups[i].req}
 			if n := maxFit(&it, cl.alloc); n > 0 {
-				ps = append(ps, pattern{class: ci, counts: []unitCount{{i, n}}})
+				// Price per unit placed, as if the group filled the remaining demand with this class.
+				nodes := (m.groups[i].units + n - 1) / n
+				byGroup[i] = append(byGroup[i], single{ci, n, cl.price * float64(nodes) / float64(m.groups[i].units)})
 			}
+		}
+	}
+	var ps []pattern
+	for i, ss := range byGroup {
+		sort.Slice(ss, func(a, b int) bool { return ss[a].perPod < ss[b].perPod })
+		for _, s := range ss[:min(perGroup, len(ss))] {
+			ps = append(ps, pattern{class: s.class, counts: []unitCount{{i, s.n}}})
 		}
 	}
 	return m.addPatterns(ctx, ps)
@@ -415,8 +430,8 @@ func (m *master) classFor(uc []unitCount, usage prep.Vec, zone, pool, offering i
 
 // price runs the pricing knapsack for every class under the LP duals y. It returns patterns with negative
 // reduced cost (the most negative first) and rho, a proven lower bound on min over all patterns of reduced
-// cost / price (0 when none is negative).
-func (m *master) price(ctx context.Context, y []float64, opts Options) ([]pattern, float64) {
+// cost / price (0 when none is negative; -Inf when time ran out before every class was priced).
+func (m *master) price(ctx context.Context, y []float64, opts Options, until time.Time) ([]pattern, float64) {
 	type cand struct {
 		p  pattern
 		rc float64
@@ -425,10 +440,15 @@ func (m *master) price(ctx context.Context, y []float64, opts Options) ([]patter
 	rho := 0.0
 	conflict := m.conflictSets()
 	exactUntil := time.Now().Add(opts.ExactPricingBudget)
+	complete := true
 	for ci := range m.classes {
 		cl := &m.classes[ci]
 		if cl.price <= 0 {
 			continue
+		}
+		if time.Now().After(until) {
+			complete = false // out of time: the patterns so far are still useful, the bound is not
+			break
 		}
 		constant := 0.0
 		for _, pr := range m.poolRows {
@@ -470,7 +490,7 @@ func (m *master) price(ctx context.Context, y []float64, opts Options) ([]patter
 				}
 			}
 		}
-		best, val, upper := knapsack(items, cl.alloc, opts.PricingBudget)
+		best, val, upper := knapsack(items, cl.alloc, max(50, opts.PricingBudget*8/max(8, len(items))))
 		if upper > val+1e-9 && upper > cl.price-constant && time.Now().Before(exactUntil) {
 			// The search ran out of budget and a negative reduced cost is still possible: the LP relaxation
 			// tightens the bound cheaply, and where that is not enough HiGHS solves the knapsack itself.
@@ -507,6 +527,9 @@ func (m *master) price(ctx context.Context, y []float64, opts Options) ([]patter
 	out := make([]pattern, len(cands))
 	for i, cd := range cands {
 		out[i] = cd.p
+	}
+	if !complete {
+		rho = math.Inf(-1)
 	}
 	return out, rho
 }
@@ -655,4 +678,32 @@ func (m *master) limited(pool int) bool {
 		}
 	}
 	return false
+}
+
+// fixBulk raises the lower bound of every pattern and existing-node column to the floor of its LP value when the
+// LP holds more than above whole new nodes. It reports whether it fixed anything.
+func (m *master) fixBulk(ctx context.Context, x []float64, above int) (bool, error) {
+	if above < 0 || x == nil {
+		return false, nil
+	}
+	whole := 0
+	for j, col := range m.cols {
+		if col.kind == colPattern && j < len(x) {
+			whole += int(math.Floor(x[j] + 1e-9))
+		}
+	}
+	if whole <= above {
+		return false, nil
+	}
+	for j, col := range m.cols {
+		if j >= len(x) || (col.kind != colPattern && col.kind != colNode) {
+			continue
+		}
+		if f := math.Floor(x[j] + 1e-9); f >= 1 {
+			if err := m.inst.SetColBounds(ctx, j, f, highs.Inf); err != nil {
+				return false, err
+			}
+		}
+	}
+	return true, nil
 }

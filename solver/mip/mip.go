@@ -17,7 +17,7 @@ import (
 
 // Options tune the MIP.
 type Options struct {
-	// LPShare is the share of the time before the deadline that column generation may use (default 0.5).
+	// LPShare is the share of the time before the deadline that column generation may use (default 0.6).
 	LPShare float64
 	// PricingBudget caps branch-and-bound nodes per pricing knapsack (default 4000).
 	PricingBudget int
@@ -27,11 +27,14 @@ type Options struct {
 	ExactPricingLimit time.Duration
 	// ExactPricingBudget bounds the HiGHS pricing solves of one column-generation round (default 30 ms).
 	ExactPricingBudget time.Duration
+	// FixAbove is the number of whole new nodes in the LP above which they are fixed before the integer master
+	// (default 20; negative never fixes).
+	FixAbove int
 }
 
 func (o *Options) defaults() {
 	if o.LPShare <= 0 || o.LPShare >= 1 {
-		o.LPShare = 0.5
+		o.LPShare = 0.6
 	}
 	if o.PricingBudget <= 0 {
 		o.PricingBudget = 4000
@@ -41,6 +44,9 @@ func (o *Options) defaults() {
 	}
 	if o.ExactPricingBudget <= 0 {
 		o.ExactPricingBudget = 30 * time.Millisecond
+	}
+	if o.FixAbove == 0 {
+		o.FixAbove = 60
 	}
 	if o.MaxColumnsPerIteration <= 0 {
 		o.MaxColumnsPerIteration = 200
@@ -60,8 +66,9 @@ type Result struct {
 	Iterations int
 	Columns    int
 	Classes    int
-	// MasterStatus is HiGHS's status for the integer master.
+	// MasterStatus is HiGHS's status for the integer master; Fixed says the LP's whole nodes were fixed first.
 	MasterStatus string
+	Fixed        bool
 }
 
 // Solve runs column generation and the integer master on c until ctx's deadline. warm, the greedy plan, seeds the
@@ -74,6 +81,14 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 		return nil, err
 	}
 	res := &Result{Classes: len(m.classes)}
+	// fail reports an error, except that running out of time is an answer (no plan), not a failure.
+	fail := func(stage string, err error) (*Result, error) {
+		if ctx.Err() != nil {
+			res.MasterStatus = "out of time in " + stage
+			return res, nil
+		}
+		return nil, fmt.Errorf("mip: %s: %w", stage, err)
+	}
 	if len(m.groups) == 0 {
 		res.Plan = m.plan(nil)
 		res.Converged = true
@@ -81,21 +96,21 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	}
 	inst, err := highs.New(ctx, highs.Options{})
 	if err != nil {
-		return nil, fmt.Errorf("mip: %w", err)
+		return fail("create", err)
 	}
 	defer inst.Close()
 	m.inst = inst
 	if err := m.build(ctx); err != nil {
-		return nil, fmt.Errorf("mip: build master: %w", err)
+		return fail("build master", err)
 	}
 	start := map[int]float64{}
 	if warm != nil {
 		if start, err = m.addWarm(ctx, warm); err != nil {
-			return nil, fmt.Errorf("mip: warm start: %w", err)
+			return fail("warm start", err)
 		}
 	}
 	if err := m.addSingles(ctx); err != nil {
-		return nil, fmt.Errorf("mip: initial columns: %w", err)
+		return fail("initial columns", err)
 	}
 
 	// Column generation until converged or its share of the time is spent.
@@ -104,33 +119,35 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 		deadline = began.Add(10 * time.Second)
 	}
 	lpEnd := began.Add(time.Duration(float64(deadline.Sub(began)) * opts.LPShare))
+	var lastX []float64 // the last LP solution, for fixing the integer master's bulk
 	for {
 		lpCtx, cancel := context.WithDeadline(ctx, lpEnd)
 		lp, err := inst.Run(lpCtx)
 		cancel()
 		if err != nil {
-			return nil, fmt.Errorf("mip: LP: %w", err)
+			return fail("LP", err)
 		}
 		if lp.Status != highs.StatusOptimal || lp.RowDuals == nil {
 			break // out of time (or numerical trouble): keep the last bound
 		}
 		res.Iterations++
 		res.LPValue = lp.Objective
-		cols, rho := m.price(ctx, lp.RowDuals, opts)
+		lastX = lp.ColValues
+		cols, rho := m.price(ctx, lp.RowDuals, opts, lpEnd)
 		if m.slackUsed(lp.ColValues) {
 			res.LowerBound = 0
 		} else if b := farley(lp.Objective, rho); b > res.LowerBound {
 			res.LowerBound = b
 		}
 		if len(cols) == 0 {
-			res.Converged = rho >= -1e-9
+			res.Converged = rho >= -1e-9 && !math.IsInf(rho, -1)
 			break
 		}
 		if time.Now().After(lpEnd) {
 			break
 		}
 		if err := m.addPatterns(ctx, cols); err != nil {
-			return nil, fmt.Errorf("mip: add patterns: %w", err)
+			return fail("add patterns", err)
 		}
 	}
 	res.Columns = len(m.cols)
@@ -141,7 +158,16 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 		return res, nil
 	}
 	if err := m.makeInteger(ctx); err != nil {
-		return nil, fmt.Errorf("mip: integer master: %w", err)
+		return fail("integer master", err)
+	}
+	// With many nodes, fix the LP's whole nodes (the floor of every pattern's value) and let HiGHS complete only
+	// the fractional remainder: the plan is then within a few nodes of the LP value, which a full integer search
+	// over thousands of columns would not reach in the time left. The greedy start would break those bounds.
+	if fixed, err := m.fixBulk(ctx, lastX, opts.FixAbove); err != nil {
+		return fail("fix bulk", err)
+	} else if fixed {
+		start = nil
+		res.Fixed = true
 	}
 	if len(start) > 0 {
 		full := make(map[int]float64, len(m.cols))
@@ -149,16 +175,12 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 			full[j] = start[j]
 		}
 		if err := inst.SetStart(ctx, full); err != nil {
-			return nil, fmt.Errorf("mip: warm start: %w", err)
+			return fail("warm start", err)
 		}
 	}
 	ip, err := inst.Run(ctx)
 	if err != nil {
-		if ctx.Err() != nil {
-			res.MasterStatus = "not run: " + err.Error()
-			return res, nil
-		}
-		return nil, fmt.Errorf("mip: integer master: %w", err)
+		return fail("integer master", err)
 	}
 	res.MasterStatus = ip.Status.String()
 	if ip.HasSolution {
@@ -170,6 +192,9 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 // farley turns a restricted master's LP value into a valid bound on the full LP: with every pattern's reduced
 // cost at least rho times its price (rho <= 0), LP* >= LP + rho*LP*, so LP* >= LP/(1-rho).
 func farley(lp, rho float64) float64 {
+	if math.IsInf(rho, -1) {
+		return 0
+	}
 	if rho >= 0 {
 		return lp
 	}

@@ -58,7 +58,7 @@ func TestMIPPlansAndBounds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		res, err := Solve(ctx, c, nil, Options{})
 		cancel()
 		if err != nil {
