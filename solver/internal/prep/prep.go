@@ -91,6 +91,9 @@ type Problem struct {
 	// Conflicts[g] lists groups that may not share a node with g (hostname anti-affinity either way, or a
 	// shared host port).
 	Conflicts [][]int
+	// offLabels and nodeLabels are the labels node selection sees (with a hostname), computed once.
+	offLabels  []map[string]string
+	nodeLabels []map[string]string
 	// Relaxed lists the constraints of the source problem that this compiled form does not encode (for example
 	// cross-group pod affinity). A plan built on it must be checked by model.Plan.Validate; a bound computed on
 	// it is still valid, because dropping constraints only lowers the optimum.
@@ -148,8 +151,8 @@ func Compile(p *model.Problem) (*Problem, error) {
 		res := c.vec(n.Allocatable)
 		ports := map[int32]bool{}
 		for _, bp := range n.Pods {
-			for k, r := range c.Res {
-				res[k] -= bp.Requests[r]
+			for k, x := range c.podVec(bp.Requests) {
+				res[k] -= x
 			}
 			for _, hp := range bp.HostPorts {
 				ports[hp] = true
@@ -166,6 +169,12 @@ func Compile(p *model.Problem) (*Problem, error) {
 			}
 		}
 	}
+	for i := range p.Offerings {
+		c.offLabels = append(c.offLabels, offeringLabels(&p.Offerings[i]))
+	}
+	for i := range p.Nodes {
+		c.nodeLabels = append(c.nodeLabels, nodeLabels(&p.Nodes[i]))
+	}
 	for gi := range p.Groups {
 		c.Groups = append(c.Groups, c.group(gi))
 	}
@@ -173,14 +182,20 @@ func Compile(p *model.Problem) (*Problem, error) {
 	return c, nil
 }
 
-// resourceOrder lists every resource that some group requests, well-known ones first, so vectors stay short.
+// resourceOrder lists every resource that some group requests or some NodePool limits, plus "pods" (every pod
+// takes a slot, declared or not), well-known ones first, so vectors stay short.
 func resourceOrder(p *model.Problem) []model.ResourceName {
-	seen := map[model.ResourceName]bool{}
+	seen := map[model.ResourceName]bool{model.Pods: true}
 	for _, g := range p.Groups {
 		for r, v := range g.Requests {
 			if v > 0 {
 				seen[r] = true
 			}
+		}
+	}
+	for _, np := range p.Pools {
+		for r := range np.Limits {
+			seen[r] = true
 		}
 	}
 	rank := map[model.ResourceName]int{model.CPU: 0, model.Memory: 1, model.Pods: 2, model.EphemeralStorage: 3, model.GPU: 4}
@@ -202,6 +217,25 @@ func resourceOrder(p *model.Problem) []model.ResourceName {
 	return out
 }
 
+// podsIndex is the position of "pods" in Res.
+func (c *Problem) podsIndex() int {
+	for k, r := range c.Res {
+		if r == model.Pods {
+			return k
+		}
+	}
+	return -1
+}
+
+// podVec is a pod's request vector; a pod takes at least one "pods" slot, as the kubelet counts it.
+func (c *Problem) podVec(r model.Resources) Vec {
+	v := c.vec(r)
+	if k := c.podsIndex(); k >= 0 && v[k] < 1 {
+		v[k] = 1
+	}
+	return v
+}
+
 func (c *Problem) vec(r model.Resources) Vec {
 	v := make(Vec, len(c.Res))
 	for k, name := range c.Res {
@@ -210,13 +244,36 @@ func (c *Problem) vec(r model.Resources) Vec {
 	return v
 }
 
-// hostnameLabels returns the labels a new node of offering o would carry, with a placeholder hostname.
-func offeringLabels(o *model.Offering) map[string]string { return o.Labels }
+// newNodeHostname stands in for a new node's hostname in node selection: no requirement value can equal it
+// (label values cannot hold a NUL byte), as in model.Plan.Validate.
+const newNodeHostname = "\x00new-node"
+
+// offeringLabels returns the labels a new node of offering o would carry, with a placeholder hostname.
+func offeringLabels(o *model.Offering) map[string]string {
+	return withHostname(o.Labels, newNodeHostname)
+}
+
+// nodeLabels returns an existing node's labels, its hostname defaulting to its name.
+func nodeLabels(n *model.ExistingNode) map[string]string {
+	if _, ok := n.Labels[model.LabelHostname]; ok {
+		return n.Labels
+	}
+	return withHostname(n.Labels, n.Name)
+}
+
+func withHostname(labels map[string]string, host string) map[string]string {
+	out := make(map[string]string, len(labels)+1)
+	for k, v := range labels {
+		out[k] = v
+	}
+	out[model.LabelHostname] = host
+	return out
+}
 
 func (c *Problem) group(gi int) Group {
 	p := c.Src
 	g := &p.Groups[gi]
-	cg := Group{Index: gi, Demand: g.Demand(), Req: c.vec(g.Requests), Cap: g.MaxPerNode(), ZoneCap: -1,
+	cg := Group{Index: gi, Demand: g.Demand(), Req: c.podVec(g.Requests), Cap: g.MaxPerNode(), ZoneCap: -1,
 		OfferingOK: make([]bool, len(p.Offerings)), NodeOK: make([]bool, len(p.Nodes)), ZoneBase: make([]int, len(c.Zones))}
 	for _, t := range g.PodAffinity {
 		if t.Selector != nil && t.TopologyKey == model.LabelHostname && t.MatchesPod(g.Namespace, g.Namespace, g.Labels) && len(g.PodAffinity) == 1 {
@@ -265,9 +322,9 @@ func (c *Problem) group(gi int) Group {
 	best := "" // reason for the nearest miss, for Impossible
 	for oi := range p.Offerings {
 		o := &p.Offerings[oi]
-		if !g.Compatible(offeringLabels(o), o.Taints) {
+		if !g.Compatible(c.offLabels[oi], o.Taints) {
 			if best == "" {
-				best = g.Incompatibility(o.Labels, o.Taints)
+				best = g.Incompatibility(c.offLabels[oi], o.Taints)
 			}
 			continue
 		}
@@ -279,7 +336,7 @@ func (c *Problem) group(gi int) Group {
 	}
 	for ni := range p.Nodes {
 		n := &p.Nodes[ni]
-		if !g.Compatible(n.Labels, n.Taints) || !c.nodeAdmits(g, n, &c.Nodes[ni]) {
+		if !g.Compatible(c.nodeLabels[ni], n.Taints) || !c.nodeAdmits(g, n, &c.Nodes[ni]) {
 			continue
 		}
 		if !one.Fits(c.Nodes[ni].Residual) {
@@ -310,7 +367,7 @@ func (c *Problem) group(gi int) Group {
 		}
 		for ni := range p.Nodes {
 			// kube-scheduler's default nodeTaintsPolicy ignores taints when it counts spread domains.
-			if z := c.Nodes[ni].Zone; z >= 0 && g.MatchesNodeLabels(p.Nodes[ni].Labels) {
+			if z := c.Nodes[ni].Zone; z >= 0 && g.MatchesNodeLabels(c.nodeLabels[ni]) {
 				eligible[z] = true
 			}
 		}
@@ -372,7 +429,7 @@ func (c *Problem) impossibleReason(g *model.PodGroup, cg Group, incompat string)
 	// Did any offering pass labels and taints? Then the size is the problem: name the resource.
 	for oi := range c.Src.Offerings {
 		o := &c.Src.Offerings[oi]
-		if g.Compatible(o.Labels, o.Taints) {
+		if g.Compatible(c.offLabels[oi], o.Taints) {
 			return c.sizeReason(g, cg)
 		}
 	}
@@ -395,7 +452,7 @@ func (c *Problem) sizeReason(g *model.PodGroup, cg Group) string {
 		var largest int64
 		for oi := range c.Src.Offerings {
 			o := &c.Src.Offerings[oi]
-			if g.Compatible(o.Labels, o.Taints) && c.Offerings[oi].Alloc[k] > largest {
+			if g.Compatible(c.offLabels[oi], o.Taints) && c.Offerings[oi].Alloc[k] > largest {
 				largest = c.Offerings[oi].Alloc[k]
 			}
 		}

@@ -1,0 +1,91 @@
+// Package greedy computes Packwright's fast plan: first-fit decreasing over pod groups. It is the plan that is
+// always ready (the MIP's warm start and its fallback when the deadline passes), so it must be quick and it
+// must be valid.
+//
+// It works with counts per group and node, never per pod: how many of a group's pods fit on a node is the
+// least over resources of free/request, capped by the rules. Groups go largest first (co-located and
+// per-node-capped groups before the rest); each fills the existing nodes, then the nodes opened so far, then
+// opens nodes of the offering with the lowest price per pod it would hold. Finally every new node is moved
+// to the cheapest offering that still holds its pods.
+//
+// Every scheduling rule that Plan.Validate checks is checked here directly against the model's semantics —
+// capacity (a pod always takes a "pods" slot), compatibility, host ports, required pod anti-affinity and
+// affinity and DoNotSchedule topology spread on any key, NodePool limits — so a plan built here validates.
+// prep's compiled form supplies the vectors and compatibility lists; the rules it relaxes are enforced here.
+package greedy
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/packwright/packwright/model"
+	"github.com/packwright/packwright/solver/internal/prep"
+)
+
+// Name is the plan's Solver field.
+const Name = "greedy"
+
+// Solve compiles p and plans it greedily; see SolveCompiled.
+func Solve(p *model.Problem) (*model.Plan, error) {
+	began := time.Now()
+	if p == nil {
+		return nil, errors.New("greedy: nil problem")
+	}
+	c, err := prep.Compile(p)
+	if err != nil {
+		return nil, fmt.Errorf("greedy: compile: %w", err)
+	}
+	plan, err := SolveCompiled(c)
+	if err != nil {
+		return nil, err
+	}
+	plan.Duration = time.Since(began)
+	return plan, nil
+}
+
+// SolveCompiled plans the compiled problem c (so that a portfolio compiles once). Every pod is either placed
+// or reported in Plan.Unschedulable with a reason naming the resource, rule or NodePool limit that stopped
+// it. The plan's LowerBound is a proven bound on the cost of new nodes for placing the pods it places. An
+// error means c is inconsistent with its source problem.
+func SolveCompiled(c *prep.Problem) (*model.Plan, error) {
+	began := time.Now()
+	if c == nil || c.Src == nil {
+		return nil, errors.New("greedy: nil compiled problem")
+	}
+	s, err := newSolver(c)
+	if err != nil {
+		return nil, fmt.Errorf("greedy: %w", err)
+	}
+	initFree := make([][]int64, s.nExisting)
+	for i := range initFree {
+		initFree[i] = append([]int64(nil), s.bins[i].free...)
+	}
+	s.run()
+	plan := s.plan()
+	plan.LowerBound = min(s.lowerBound(initFree), plan.Cost)
+	plan.Duration = time.Since(began)
+	return plan, nil
+}
+
+// plan turns the bins into a Plan.
+func (s *solver) plan() *model.Plan {
+	pl := &model.Plan{Status: model.StatusGreedy, Solver: Name}
+	for _, b := range s.bins[:s.nExisting] {
+		if len(b.pods) > 0 {
+			pl.Existing = append(pl.Existing, model.ExistingPlacement{Node: b.node, Pods: b.pods})
+		}
+	}
+	for _, b := range s.bins[s.nExisting:] {
+		if len(b.pods) > 0 {
+			pl.NewNodes = append(pl.NewNodes, model.NewNode{Offering: b.off, Pods: b.pods})
+			pl.Cost += s.p.Offerings[b.off].Price
+		}
+	}
+	for g := range s.p.Groups {
+		if s.left[g] > 0 {
+			pl.Unschedulable = append(pl.Unschedulable, model.Unschedulable{Group: g, Count: s.left[g], Reason: s.reason(g)})
+		}
+	}
+	return pl
+}

@@ -1,0 +1,162 @@
+// Package solver is Packwright's decision portfolio: Solve runs the greedy first-fit plan at once, gives the
+// HiGHS MIP the rest of the deadline, and returns the cheapest plan that passes model.Plan.Validate, with a
+// proven lower bound and the gap.
+package solver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/packwright/packwright/model"
+	"github.com/packwright/packwright/solver/greedy"
+	"github.com/packwright/packwright/solver/highs"
+	"github.com/packwright/packwright/solver/internal/prep"
+	"github.com/packwright/packwright/solver/mip"
+)
+
+// DefaultDeadline is the provisioning decision's deadline.
+const DefaultDeadline = time.Second
+
+// Kind selects the solvers that run.
+type Kind string
+
+// Solver kinds.
+const (
+	Auto   Kind = "auto"   // greedy, then the MIP when HiGHS is available
+	MIP    Kind = "mip"    // like auto, but an error when HiGHS is not available
+	Greedy Kind = "greedy" // greedy only
+)
+
+// ParseKind checks a --solver value.
+func ParseKind(s string) (Kind, error) {
+	switch k := Kind(s); k {
+	case Auto, MIP, Greedy:
+		return k, nil
+	case "":
+		return Auto, nil
+	}
+	return "", fmt.Errorf("unknown solver %q (want auto, mip or greedy)", s)
+}
+
+// Options configure Solve.
+type Options struct {
+	// Deadline bounds the whole decision (default 1 s); the context's deadline applies too, whichever is sooner.
+	Deadline time.Duration
+	Kind     Kind
+	MIP      mip.Options
+}
+
+// Solve plans p. The returned plan always validates against p; an error means even the greedy plan failed,
+// which is a bug worth reporting.
+func Solve(ctx context.Context, p *model.Problem, opts Options) (*model.Plan, error) {
+	began := time.Now()
+	if opts.Deadline <= 0 {
+		opts.Deadline = DefaultDeadline
+	}
+	if opts.Kind == "" {
+		opts.Kind = Auto
+	}
+	if opts.Kind == MIP && !highs.Available() {
+		return nil, fmt.Errorf("solve: --solver mip needs HiGHS: %w", highs.ErrUnavailable)
+	}
+	ctx, cancel := context.WithDeadline(ctx, began.Add(opts.Deadline))
+	defer cancel()
+
+	c, err := prep.Compile(p)
+	if err != nil {
+		return nil, fmt.Errorf("solve: %w", err)
+	}
+	g, err := greedy.SolveCompiled(c)
+	if err != nil {
+		return nil, fmt.Errorf("solve: greedy: %w", err)
+	}
+	if err := g.Validate(p); err != nil {
+		return nil, fmt.Errorf("solve: the greedy plan is invalid (a bug): %w", err)
+	}
+	best := g
+	best.Status = model.StatusGreedy
+	bound := g.LowerBound
+	reason := ""
+	switch {
+	case opts.Kind == Greedy:
+		reason = "greedy requested"
+	case !highs.Available():
+		best.Status = model.StatusGreedyFallback
+		reason = "HiGHS is not available in this build (built without cgo)"
+	default:
+		// Leave a little of the deadline for validating the MIP's plan.
+		mctx, mcancel := context.WithDeadline(ctx, began.Add(opts.Deadline*95/100))
+		res, err := mip.Solve(mctx, c, g, opts.MIP)
+		mcancel()
+		best.Status = model.StatusGreedyFallback
+		switch {
+		case err != nil:
+			reason = "mip: " + err.Error()
+		case res.Plan == nil:
+			reason = fmt.Sprintf("mip found no integer solution in time (%s)", res.MasterStatus)
+			bound = math.Max(bound, res.LowerBound)
+		default:
+			bound = math.Max(bound, res.LowerBound)
+			if verr := res.Plan.Validate(p); verr != nil {
+				reason = "mip plan rejected by validation: " + firstLine(verr)
+			} else if res.Plan.Cost <= g.Cost+1e-9 && placed(res.Plan) >= placed(g) {
+				best = res.Plan
+				best.Status = model.StatusWithinGap
+			} else {
+				reason = fmt.Sprintf("mip plan ($%.4f/h) no better than greedy ($%.4f/h)", res.Plan.Cost, g.Cost)
+			}
+			if best != res.Plan && reason == "" {
+				reason = "greedy plan kept"
+			}
+		}
+	}
+	// The bound is for placing every placeable pod; a plan that leaves more pods out is not comparable to it.
+	if placed(best) < placeable(c) {
+		bound = 0
+	}
+	best.LowerBound = math.Min(bound, best.Cost)
+	if best.Status == model.StatusWithinGap && best.Cost-best.LowerBound <= 1e-6*math.Max(1, best.Cost) {
+		best.Status = model.StatusOptimal
+	}
+	best.StatusReason = reason
+	best.Duration = time.Since(began)
+	return best, nil
+}
+
+func placed(p *model.Plan) int {
+	n := 0
+	for _, nn := range p.NewNodes {
+		for _, gc := range nn.Pods {
+			n += gc.Count
+		}
+	}
+	for _, ep := range p.Existing {
+		for _, gc := range ep.Pods {
+			n += gc.Count
+		}
+	}
+	return n
+}
+
+func placeable(c *prep.Problem) int {
+	n := 0
+	for _, g := range c.Groups {
+		if g.Impossible == "" {
+			n += g.Demand
+		}
+	}
+	return n
+}
+
+func firstLine(err error) string {
+	var j interface{ Unwrap() []error }
+	if errors.As(err, &j) {
+		if errs := j.Unwrap(); len(errs) > 0 {
+			return fmt.Sprintf("%v (and %d more)", errs[0], len(errs)-1)
+		}
+	}
+	return err.Error()
+}

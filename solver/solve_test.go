@@ -1,0 +1,230 @@
+package solver
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/packwright/packwright/model"
+	"github.com/packwright/packwright/solver/greedy"
+	"github.com/packwright/packwright/solver/highs"
+)
+
+// tinyProblem is a random problem small enough for the exact model below: a few groups, a few offerings with
+// different shapes and prices, some offerings tainted or labelled so compatibility matters.
+func tinyProblem(r *rand.Rand) *model.Problem {
+	p := &model.Problem{Zones: []string{"a", "b"}, Pools: []model.NodePool{{Name: "default"}}}
+	nOff := 2 + r.IntN(3)
+	for i := 0; i < nOff; i++ {
+		cpu := int64(1+r.IntN(8)) * 1000
+		mem := int64(1+r.IntN(16)) << 30
+		o := model.Offering{ID: fmt.Sprintf("o%d", i), NodePool: "default", InstanceType: fmt.Sprintf("t%d", i), Zone: p.Zones[i%2],
+			CapacityType: model.OnDemand, Price: math.Round((0.02*float64(cpu/1000)+0.005*float64(mem>>30))*(0.8+0.4*r.Float64())*1e4) / 1e4,
+			Capacity:    model.Resources{model.CPU: cpu, model.Memory: mem, model.Pods: 110},
+			Allocatable: model.Resources{model.CPU: cpu, model.Memory: mem, model.Pods: 110},
+			Labels:      map[string]string{model.LabelZone: p.Zones[i%2], "kind": []string{"x", "y"}[r.IntN(2)]}}
+		p.Offerings = append(p.Offerings, o)
+	}
+	nGroups := 1 + r.IntN(3)
+	for g := 0; g < nGroups; g++ {
+		pg := model.PodGroup{Name: fmt.Sprintf("g%d", g), Namespace: "default", Labels: map[string]string{"app": fmt.Sprint(g)},
+			Requests: model.Resources{model.CPU: int64(1+r.IntN(6)) * 250, model.Memory: int64(1+r.IntN(8)) << 29, model.Pods: 1}}
+		if r.IntN(4) == 0 {
+			pg.NodeSelector = map[string]string{"kind": "x"}
+		}
+		for i := 0; i < 1+r.IntN(8); i++ {
+			pg.Pods = append(pg.Pods, model.PodRef{Namespace: "default", Name: fmt.Sprintf("g%d-%d", g, i)})
+		}
+		p.Groups = append(p.Groups, pg)
+	}
+	return p
+}
+
+// exactOptimum solves the compact model (k copies of every offering, integer pods per copy) to optimality with
+// HiGHS and no deadline. It handles capacity and compatibility, which is all tinyProblem uses. It returns the
+// optimal cost of placing every pod that some offering can hold, and how many pods that is.
+func exactOptimum(t *testing.T, p *model.Problem, ub float64) float64 {
+	t.Helper()
+	type copyOf struct{ o int }
+	var copies []copyOf
+	for oi, o := range p.Offerings {
+		k := int(math.Floor(ub/o.Price + 1e-9))
+		for i := 0; i < k; i++ {
+			copies = append(copies, copyOf{oi})
+		}
+	}
+	res := []model.ResourceName{model.CPU, model.Memory, model.Pods}
+	// Columns: y per copy, then x[g][copy].
+	ny := len(copies)
+	ncol := ny + len(p.Groups)*ny
+	m := &highs.Model{ColCost: make([]float64, ncol), ColLower: make([]float64, ncol), ColUpper: make([]float64, ncol),
+		Integrality: make([]bool, ncol), RowStart: []int{0}}
+	x := func(g, c int) int { return ny + g*ny + c }
+	for c, cp := range copies {
+		m.ColCost[c], m.ColUpper[c], m.Integrality[c] = p.Offerings[cp.o].Price, 1, true
+		for g := range p.Groups {
+			j := x(g, c)
+			m.Integrality[j] = true
+			o := &p.Offerings[cp.o]
+			if p.Groups[g].Compatible(o.Labels, o.Taints) {
+				m.ColUpper[j] = float64(p.Groups[g].Demand())
+			}
+		}
+	}
+	row := func(lo, hi float64, idx []int, val []float64) {
+		m.RowLower, m.RowUpper = append(m.RowLower, lo), append(m.RowUpper, hi)
+		m.RowIndex, m.RowValue = append(m.RowIndex, idx...), append(m.RowValue, val...)
+		m.RowStart = append(m.RowStart, len(m.RowIndex))
+	}
+	for g := range p.Groups {
+		idx, val := []int{}, []float64{}
+		for c := range copies {
+			idx, val = append(idx, x(g, c)), append(val, 1)
+		}
+		d := float64(p.Groups[g].Demand())
+		row(d, d, idx, val)
+	}
+	for c, cp := range copies {
+		for _, r := range res {
+			idx, val := []int{c}, []float64{-float64(p.Offerings[cp.o].Allocatable[r])}
+			for g := range p.Groups {
+				idx, val = append(idx, x(g, c)), append(val, float64(p.Groups[g].Requests[r]))
+			}
+			row(-highs.Inf, 0, idx, val)
+		}
+		if c+1 < len(copies) && copies[c+1].o == cp.o { // symmetry: copy k used before copy k+1
+			row(0, highs.Inf, []int{c, c + 1}, []float64{1, -1})
+		}
+	}
+	out, err := highs.Solve(context.Background(), m, highs.Options{MIPRelGap: 1e-9}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != highs.StatusOptimal {
+		t.Fatalf("exact model: %v", out.Status)
+	}
+	return out.Objective
+}
+
+func allPlaced(p *model.Plan) bool { return len(p.Unschedulable) == 0 }
+
+func TestPortfolioAgainstExactOptimum(t *testing.T) {
+	if !highs.Available() {
+		t.Fatal("this test needs HiGHS (build with cgo)")
+	}
+	r := rand.New(rand.NewPCG(42, 1))
+	optimal, compared := 0, 0
+	for trial := 0; trial < 40; trial++ {
+		p := tinyProblem(r)
+		g, err := greedy.Solve(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := Solve(context.Background(), p, Options{Deadline: 2 * time.Second})
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		if err := plan.Validate(p); err != nil {
+			t.Fatalf("trial %d: invalid plan: %v", trial, err)
+		}
+		if plan.Cost > g.Cost+1e-9 {
+			t.Fatalf("trial %d: portfolio $%v worse than greedy $%v", trial, plan.Cost, g.Cost)
+		}
+		if plan.LowerBound > plan.Cost+1e-9 {
+			t.Fatalf("trial %d: bound %v above cost %v", trial, plan.LowerBound, plan.Cost)
+		}
+		if !allPlaced(plan) || !allPlaced(g) {
+			continue // an impossible pod: the exact model below assumes every pod fits somewhere
+		}
+		opt := exactOptimum(t, p, g.Cost)
+		compared++
+		if plan.LowerBound > opt+1e-6 {
+			t.Fatalf("trial %d: bound %v above the true optimum %v: not a valid bound", trial, plan.LowerBound, opt)
+		}
+		if plan.Cost < opt-1e-6 {
+			t.Fatalf("trial %d: plan cost %v below the true optimum %v: the exact model or the validator is wrong", trial, plan.Cost, opt)
+		}
+		if plan.Cost <= opt+1e-6 {
+			optimal++
+		}
+	}
+	t.Logf("optimal on %d of %d instances", optimal, compared)
+	if compared < 20 || optimal < compared*9/10 {
+		t.Fatalf("optimal on only %d of %d tiny instances", optimal, compared)
+	}
+}
+
+// featureProblem is a random problem using the constraints the portfolio must honour: hostname anti-affinity,
+// zone spread, taints, selectors, pool limits and existing nodes with pods.
+func featureProblem(r *rand.Rand) *model.Problem {
+	p := tinyProblem(r)
+	p.Zones = []string{"a", "b"}
+	if r.IntN(3) == 0 {
+		p.Pools[0].Limits = model.Resources{model.CPU: int64(4+r.IntN(20)) * 1000}
+	}
+	for i := range p.Groups {
+		g := &p.Groups[i]
+		sel := &model.LabelSelector{MatchLabels: map[string]string{"app": g.Labels["app"]}}
+		switch r.IntN(4) {
+		case 0:
+			g.PodAntiAffinity = []model.PodAffinityTerm{{Selector: sel, TopologyKey: model.LabelHostname}}
+		case 1:
+			g.TopologySpread = []model.TopologySpread{{MaxSkew: 1, TopologyKey: model.LabelZone, WhenUnsatisfiable: model.DoNotSchedule, Selector: sel}}
+		}
+	}
+	if r.IntN(2) == 0 {
+		o := p.Offerings[0]
+		n := model.ExistingNode{Name: "node-1", NodePool: "default", InstanceType: o.InstanceType, Zone: o.Zone, CapacityType: o.CapacityType,
+			Price: o.Price, Capacity: o.Capacity, Allocatable: o.Allocatable, Labels: map[string]string{model.LabelZone: o.Zone, model.LabelHostname: "node-1"}}
+		n.Pods = []model.BoundPod{{Ref: model.PodRef{Namespace: "default", Name: "bound"}, Labels: map[string]string{"app": "other"},
+			Requests: model.Resources{model.CPU: o.Allocatable[model.CPU] / 2, model.Pods: 1}}}
+		p.Nodes = append(p.Nodes, n)
+	}
+	return p
+}
+
+func TestPortfolioProperties(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	for trial := 0; trial < 40; trial++ {
+		p := featureProblem(r)
+		g, err := greedy.Solve(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, kind := range []Kind{Greedy, Auto} {
+			plan, err := Solve(context.Background(), p, Options{Deadline: 300 * time.Millisecond, Kind: kind})
+			if err != nil {
+				t.Fatalf("trial %d %s: %v", trial, kind, err)
+			}
+			if err := plan.Validate(p); err != nil {
+				t.Fatalf("trial %d %s: invalid plan: %v", trial, kind, err)
+			}
+			if plan.Cost > g.Cost+1e-9 {
+				t.Fatalf("trial %d %s: $%v worse than greedy $%v", trial, kind, plan.Cost, g.Cost)
+			}
+			if plan.LowerBound > plan.Cost+1e-9 || plan.LowerBound < 0 {
+				t.Fatalf("trial %d %s: bound %v, cost %v", trial, kind, plan.LowerBound, plan.Cost)
+			}
+			if kind == Greedy && plan.Status != model.StatusGreedy {
+				t.Fatalf("trial %d: greedy requested, status %s", trial, plan.Status)
+			}
+			if kind == Auto && plan.Status == model.StatusGreedyFallback && plan.StatusReason == "" {
+				t.Fatalf("trial %d: a fallback without a reason", trial)
+			}
+		}
+	}
+}
+
+func TestParseKind(t *testing.T) {
+	for in, want := range map[string]Kind{"": Auto, "auto": Auto, "mip": MIP, "greedy": Greedy} {
+		if got, err := ParseKind(in); err != nil || got != want {
+			t.Errorf("ParseKind(%q) = %v, %v", in, got, err)
+		}
+	}
+	if _, err := ParseKind("simplex"); err == nil {
+		t.Error("ParseKind accepted an unknown solver")
+	}
+}
