@@ -328,6 +328,19 @@ func (inst *Instance) applyOptions(o Options) error {
 	return nil
 }
 
+// SetOptions applies opts to the instance (for example presolve off while column generation re-solves an LP
+// from its previous basis, on again for the integer master).
+func (inst *Instance) SetOptions(ctx context.Context, opts Options) error {
+	if err := inst.usable(); err != nil {
+		return err
+	}
+	err := call(ctx, func() error { return inst.applyOptions(opts) })
+	if err == nil {
+		inst.opts = opts
+	}
+	return err
+}
+
 func (inst *Instance) usable() error {
 	if inst.closed {
 		return ErrClosed

@@ -38,6 +38,9 @@ func (*Instance) SetColBounds(context.Context, int, float64, float64) error { re
 // SetStart returns ErrUnavailable.
 func (*Instance) SetStart(context.Context, map[int]float64) error { return ErrUnavailable }
 
+// SetOptions returns ErrUnavailable.
+func (*Instance) SetOptions(context.Context, Options) error { return ErrUnavailable }
+
 // Run returns ErrUnavailable.
 func (*Instance) Run(context.Context) (*Result, error) { return nil, ErrUnavailable }
 

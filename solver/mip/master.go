@@ -3,7 +3,10 @@ package mip
 import (
 	"context"
 	"math"
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/packwright/packwright/model"
@@ -286,7 +289,7 @@ func (m *master) addPatterns(ctx context.Context, ps []pattern) error {
 // addSingles seeds, for every group, its fullest single-group node on the few classes cheapest per pod, so every
 // group can be covered from the first LP on without flooding it with columns.
 func (m *master) addSingles(ctx context.Context) error {
-	const perGroup = 4
+	const perGroup = 12
 	type single struct {
 		class, n int
 		perPod   float64
@@ -436,102 +439,157 @@ func (m *master) price(ctx context.Context, y []float64, opts Options, until tim
 		p  pattern
 		rc float64
 	}
-	var cands []cand
-	rho := 0.0
+	type priced struct {
+		items                []item
+		best                 []int
+		val, upper, constant float64
+		done                 bool
+	}
 	conflict := m.conflictSets()
-	exactUntil := time.Now().Add(opts.ExactPricingBudget)
-	complete := true
+	out := make([]priced, len(m.classes))
+	// The knapsacks are independent: price them on every core (HiGHS is idle meanwhile).
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				ci := int(next.Add(1) - 1)
+				if ci >= len(m.classes) || time.Now().After(until) {
+					return
+				}
+				r := &out[ci]
+				r.items, r.constant = m.pricingItems(ci, y, conflict)
+				r.best, r.val, r.upper = knapsack(r.items, m.classes[ci].alloc, max(50, opts.PricingBudget*8/max(8, len(r.items))))
+				r.done = true
+			}
+		}()
+	}
+	wg.Wait()
+
+	// The knapsack search finds columns cheaply; HiGHS's exact pricing (slow) is worth it only once the search
+	// finds none, to add the last columns and prove the bound.
+	heuristicFound := false
 	for ci := range m.classes {
-		cl := &m.classes[ci]
-		if cl.price <= 0 {
-			continue
-		}
-		if time.Now().After(until) {
-			complete = false // out of time: the patterns so far are still useful, the bound is not
+		if r := &out[ci]; r.done && len(r.items) > 0 && m.classes[ci].price > 0 && m.classes[ci].price-r.constant-r.val < -1e-7*m.classes[ci].price {
+			heuristicFound = true
 			break
 		}
-		constant := 0.0
-		for _, pr := range m.poolRows {
-			if pr.pool == cl.pool {
-				constant += y[pr.row] * float64(cl.capacity[pr.k])
+	}
+	var cands []cand
+	rho := 0.0
+	complete := true
+	exactUntil := time.Now().Add(opts.ExactPricingBudget)
+	if heuristicFound {
+		exactUntil = time.Time{}
+	}
+	for ci := range m.classes {
+		cl := &m.classes[ci]
+		r := &out[ci]
+		if cl.price <= 0 || len(r.items) == 0 {
+			if !r.done {
+				complete = false
 			}
-		}
-		var items []item
-		local := map[int]int{}
-		for _, g := range cl.groups {
-			i := m.mgOf[g]
-			w := y[m.groups[i].row]
-			if cl.zone >= 0 {
-				per := float64(m.groups[i].ppu)
-				for _, zr := range m.zoneRows {
-					if zr.mg != i {
-						continue
-					}
-					if zr.plus == cl.zone {
-						w += per * y[zr.row]
-					} else if zr.minus == cl.zone {
-						w -= per * y[zr.row]
-					}
-				}
-			}
-			if w <= 1e-12 {
-				continue
-			}
-			local[i] = len(items)
-			items = append(items, item{g: i, w: w, req: m.groups[i].req, max: min(m.groups[i].maxUnits, m.groups[i].units)})
-		}
-		if len(items) == 0 {
 			continue
 		}
-		for a := range items {
-			for _, gb := range conflict[items[a].g] {
-				if b, ok := local[gb]; ok {
-					items[a].clash = append(items[a].clash, b)
-				}
-			}
-		}
-		best, val, upper := knapsack(items, cl.alloc, max(50, opts.PricingBudget*8/max(8, len(items))))
-		if upper > val+1e-9 && upper > cl.price-constant && time.Now().Before(exactUntil) {
+		if r.upper > r.val+1e-9 && r.upper > cl.price-r.constant && time.Now().Before(exactUntil) {
 			// The search ran out of budget and a negative reduced cost is still possible: the LP relaxation
-			// tightens the bound cheaply, and where that is not enough HiGHS solves the knapsack itself.
-			if _, _, u, ok := exactKnapsack(ctx, items, cl.alloc, opts.ExactPricingLimit, true); ok {
-				upper = math.Min(upper, u)
+			// tightens the bound cheaply, and where that is not enough HiGHS solves the knapsack exactly.
+			if _, _, u, ok := exactKnapsack(ctx, r.items, cl.alloc, opts.ExactPricingLimit, true); ok {
+				r.upper = math.Min(r.upper, u)
 			}
-			if upper > val+1e-9 && upper > cl.price-constant {
-				if b, v, u, ok := exactKnapsack(ctx, items, cl.alloc, opts.ExactPricingLimit, false); ok {
-					if v > val {
-						best, val = b, v
+			if r.upper > r.val+1e-9 && r.upper > cl.price-r.constant {
+				if b, v, u, ok := exactKnapsack(ctx, r.items, cl.alloc, opts.ExactPricingLimit, false); ok {
+					if v > r.val {
+						r.best, r.val = b, v
 					}
-					upper = math.Min(upper, u)
+					r.upper = math.Min(r.upper, u)
 				}
 			}
 		}
-		if r := (cl.price - constant - upper) / cl.price; r < rho {
-			rho = r
+		if x := (cl.price - r.constant - r.upper) / cl.price; x < rho {
+			rho = x
 		}
-		if rc := cl.price - constant - val; rc < -1e-7*cl.price {
-			var uc []unitCount
-			for a, n := range best {
-				if n > 0 {
-					uc = append(uc, unitCount{items[a].g, n})
+		add := func(cnt []int, v float64) {
+			if rc := cl.price - r.constant - v; rc < -1e-7*cl.price {
+				var uc []unitCount
+				for a, n := range cnt {
+					if n > 0 {
+						uc = append(uc, unitCount{r.items[a].g, n})
+					}
 				}
+				sort.Slice(uc, func(a, b int) bool { return uc[a].mg < uc[b].mg })
+				cands = append(cands, cand{pattern{ci, uc}, rc / cl.price})
 			}
-			sort.Slice(uc, func(a, b int) bool { return uc[a].mg < uc[b].mg })
-			cands = append(cands, cand{pattern{ci, uc}, rc / cl.price})
+		}
+		add(r.best, r.val)
+		// A few more patterns per class, each led by one of the most valuable groups, speed up convergence:
+		// one column per class and round makes column generation tail off.
+		for _, cnt := range diverse(r.items, cl.alloc, 3) {
+			v := 0.0
+			for a, n := range cnt {
+				v += float64(n) * r.items[a].w
+			}
+			add(cnt, v)
 		}
 	}
 	sort.Slice(cands, func(a, b int) bool { return cands[a].rc < cands[b].rc })
 	if len(cands) > opts.MaxColumnsPerIteration {
 		cands = cands[:opts.MaxColumnsPerIteration]
 	}
-	out := make([]pattern, len(cands))
+	pats := make([]pattern, len(cands))
 	for i, cd := range cands {
-		out[i] = cd.p
+		pats[i] = cd.p
 	}
 	if !complete {
-		rho = math.Inf(-1)
+		rho = math.Inf(-1) // out of time before every class was priced: the patterns help, the bound does not hold
 	}
-	return out, rho
+	return pats, rho
+}
+
+// pricingItems lists the groups of class ci with a positive dual value, and the class's constant dual cost
+// (its use of NodePool limits).
+func (m *master) pricingItems(ci int, y []float64, conflict [][]int) ([]item, float64) {
+	cl := &m.classes[ci]
+	constant := 0.0
+	for _, pr := range m.poolRows {
+		if pr.pool == cl.pool {
+			constant += y[pr.row] * float64(cl.capacity[pr.k])
+		}
+	}
+	var items []item
+	local := map[int]int{}
+	for _, g := range cl.groups {
+		i := m.mgOf[g]
+		w := y[m.groups[i].row]
+		if cl.zone >= 0 {
+			per := float64(m.groups[i].ppu)
+			for _, zr := range m.zoneRows {
+				if zr.mg != i {
+					continue
+				}
+				if zr.plus == cl.zone {
+					w += per * y[zr.row]
+				} else if zr.minus == cl.zone {
+					w -= per * y[zr.row]
+				}
+			}
+		}
+		if w <= 1e-12 {
+			continue
+		}
+		local[i] = len(items)
+		items = append(items, item{g: i, w: w, req: m.groups[i].req, max: min(m.groups[i].maxUnits, m.groups[i].units)})
+	}
+	for a := range items {
+		for _, gb := range conflict[items[a].g] {
+			if b, ok := local[gb]; ok {
+				items[a].clash = append(items[a].clash, b)
+			}
+		}
+	}
+	return items, constant
 }
 
 // conflictSets maps each mgroup to the mgroups it may not share a node with.

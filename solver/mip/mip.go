@@ -69,6 +69,8 @@ type Result struct {
 	// MasterStatus is HiGHS's status for the integer master; Fixed says the LP's whole nodes were fixed first.
 	MasterStatus string
 	Fixed        bool
+	// LPTime and PricingTime split column generation's time between HiGHS and the knapsacks.
+	LPTime, PricingTime time.Duration
 }
 
 // Solve runs column generation and the integer master on c until ctx's deadline. warm, the greedy plan, seeds the
@@ -94,7 +96,9 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 		res.Converged = true
 		return res, nil
 	}
-	inst, err := highs.New(ctx, highs.Options{})
+	// Column generation re-solves the LP from its last basis after adding columns; presolve would throw that
+	// basis away, so it is off until the integer master.
+	inst, err := highs.New(ctx, highs.Options{Presolve: "off"})
 	if err != nil {
 		return fail("create", err)
 	}
@@ -120,32 +124,51 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	}
 	lpEnd := began.Add(time.Duration(float64(deadline.Sub(began)) * opts.LPShare))
 	var lastX []float64 // the last LP solution, for fixing the integer master's bulk
+	var lp *highs.Result
+	resolve := true
+	popts := opts
 	for {
-		lpCtx, cancel := context.WithDeadline(ctx, lpEnd)
-		lp, err := inst.Run(lpCtx)
-		cancel()
-		if err != nil {
-			return fail("LP", err)
+		if resolve {
+			lpCtx, cancel := context.WithDeadline(ctx, lpEnd)
+			t0 := time.Now()
+			r, err := inst.Run(lpCtx)
+			cancel()
+			res.LPTime += time.Since(t0)
+			if err != nil {
+				return fail("LP", err)
+			}
+			if r.Status != highs.StatusOptimal || r.RowDuals == nil {
+				break // out of time (or numerical trouble): keep the last bound
+			}
+			lp = r
+			res.Iterations++
+			res.LPValue = lp.Objective
+			lastX = lp.ColValues
 		}
-		if lp.Status != highs.StatusOptimal || lp.RowDuals == nil {
-			break // out of time (or numerical trouble): keep the last bound
-		}
-		res.Iterations++
-		res.LPValue = lp.Objective
-		lastX = lp.ColValues
-		cols, rho := m.price(ctx, lp.RowDuals, opts, lpEnd)
-		if m.slackUsed(lp.ColValues) {
-			res.LowerBound = 0
-		} else if b := farley(lp.Objective, rho); b > res.LowerBound {
-			res.LowerBound = b
-		}
-		if len(cols) == 0 {
-			res.Converged = rho >= -1e-9 && !math.IsInf(rho, -1)
-			break
+		t1 := time.Now()
+		cols, rho := m.price(ctx, lp.RowDuals, popts, lpEnd)
+		res.PricingTime += time.Since(t1)
+		// An LP that leaves pods out or breaks a zone rule carries penalties: its value bounds nothing useful.
+		if !m.slackUsed(lp.ColValues) {
+			if b := farley(lp.Objective, rho); b > res.LowerBound {
+				res.LowerBound = b
+			}
 		}
 		if time.Now().After(lpEnd) {
 			break
 		}
+		if len(cols) == 0 {
+			res.Converged = rho >= -1e-9 && !math.IsInf(rho, -1)
+			if res.Converged || popts.ExactPricingBudget >= time.Second {
+				break
+			}
+			// No column found but the bound is not proven: price again with more time for exact pricing.
+			popts.ExactPricingBudget *= 4
+			resolve = false
+			continue
+		}
+		popts.ExactPricingBudget = opts.ExactPricingBudget
+		resolve = true
 		if err := m.addPatterns(ctx, cols); err != nil {
 			return fail("add patterns", err)
 		}
@@ -156,6 +179,9 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	if ctx.Err() != nil {
 		res.MasterStatus = "not run: out of time after column generation"
 		return res, nil
+	}
+	if err := inst.SetOptions(ctx, highs.Options{Presolve: "on"}); err != nil {
+		return fail("integer master", err)
 	}
 	if err := m.makeInteger(ctx); err != nil {
 		return fail("integer master", err)

@@ -522,3 +522,23 @@ func lineMin(items []item, alloc prep.Vec, lambda []float64, k int) float64 {
 	}
 	return bps[len(bps)-1].at
 }
+
+// diverse returns up to k patterns, each filling first with one of the k most valuable items (by value density)
+// and then the rest in density order.
+func diverse(items []item, alloc prep.Vec, k int) [][]int {
+	order := make([]int, len(items))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		return items[order[a]].w/normSum(items[order[a]].req, alloc) > items[order[b]].w/normSum(items[order[b]].req, alloc)
+	})
+	var out [][]int
+	for lead := 1; lead < len(order) && lead <= k; lead++ {
+		o := append([]int{order[lead]}, order[:lead]...)
+		o = append(o, order[lead+1:]...)
+		cnt, _ := greedyFill(items, alloc, o)
+		out = append(out, cnt)
+	}
+	return out
+}
