@@ -443,7 +443,7 @@ func (c *planCheck) nodeLabels(n int) map[string]string {
 	if node.labels[LabelHostname] == host {
 		return node.labels
 	}
-	return withLabel(node.labels, LabelHostname, host)
+	return WithLabel(node.labels, LabelHostname, host)
 }
 
 // hostname is the hostname topology value of node n.

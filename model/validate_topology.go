@@ -300,30 +300,16 @@ func (c *planCheck) buildClasses() {
 	t.classesBuilt = true
 	t.nodeClasses = make([][]classCount, len(c.nodes))
 	ids := make(map[string]int)
-	var keys []string
-	var sb strings.Builder
 	for i := range c.p.Nodes {
 		n := c.nNew + i
 		var list []classCount
 		for j := range c.p.Nodes[i].Pods {
 			bp := &c.p.Nodes[i].Pods[j]
-			keys = keys[:0]
-			for k := range bp.Labels {
-				keys = append(keys, k)
-			}
-			slices.Sort(keys)
-			sb.Reset()
-			sb.WriteString(bp.Ref.Namespace)
-			for _, k := range keys {
-				sb.WriteByte(0)
-				sb.WriteString(k)
-				sb.WriteByte(1)
-				sb.WriteString(bp.Labels[k])
-			}
-			id, ok := ids[sb.String()]
+			key := LabelSetKey(bp.Ref.Namespace, bp.Labels)
+			id, ok := ids[key]
 			if !ok {
 				id = len(t.classes)
-				ids[sb.String()] = id
+				ids[key] = id
 				t.classes = append(t.classes, podClass{ns: bp.Ref.Namespace, labels: bp.Labels, example: bp.Ref})
 			}
 			found := false
@@ -767,7 +753,7 @@ func (c *planCheck) zoneTakesGroup(g int, z string) bool {
 		o := &c.p.Offerings[i]
 		labels := o.Labels
 		if grp.mentionsHostname() {
-			labels = withLabel(o.Labels, LabelHostname, "\x00potential-node")
+			labels = WithLabel(o.Labels, LabelHostname, "\x00potential-node")
 		}
 		if one.Fits(o.Allocatable) && grp.Compatible(labels, o.Taints) {
 			found = true
@@ -776,14 +762,4 @@ func (c *planCheck) zoneTakesGroup(g int, z string) bool {
 	}
 	c.topo.zoneOK[key] = found
 	return found
-}
-
-// withLabel returns a copy of labels with key set to value.
-func withLabel(labels map[string]string, key, value string) map[string]string {
-	m := make(map[string]string, len(labels)+1)
-	for k, v := range labels {
-		m[k] = v
-	}
-	m[key] = value
-	return m
 }

@@ -168,7 +168,7 @@ func (s *solver) boundOfferings(g int) []int {
 		}
 		labels := off.Labels
 		if s.rule[g].hostMentions {
-			labels = withLabel(labels, model.LabelHostname, syntheticHost)
+			labels = model.WithLabel(labels, model.LabelHostname, syntheticHost)
 		}
 		if pg.Compatible(labels, off.Taints) {
 			out = append(out, o)

@@ -301,7 +301,7 @@ func (s *solver) usableOffering(g, o int) bool {
 		return true
 	}
 	o2 := &s.p.Offerings[o]
-	return s.p.Groups[g].Compatible(withLabel(o2.Labels, model.LabelHostname, syntheticHost), o2.Taints)
+	return s.p.Groups[g].Compatible(model.WithLabel(o2.Labels, model.LabelHostname, syntheticHost), o2.Taints)
 }
 
 // usableNode is usableOffering for existing node n, whose hostname defaults to its name.
@@ -333,17 +333,7 @@ func (s *solver) nodeLabels(n int) map[string]string {
 	if _, ok := nd.Labels[model.LabelHostname]; ok {
 		return nd.Labels
 	}
-	return withLabel(nd.Labels, model.LabelHostname, nd.Name)
-}
-
-// withLabel returns a copy of labels with key set to value.
-func withLabel(labels map[string]string, key, value string) map[string]string {
-	m := make(map[string]string, len(labels)+1)
-	for k, v := range labels {
-		m[k] = v
-	}
-	m[key] = value
-	return m
+	return model.WithLabel(nd.Labels, model.LabelHostname, nd.Name)
 }
 
 // mentionsHostname reports whether g's node selection looks at the hostname label.

@@ -3,7 +3,6 @@ package greedy
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/packwright/packwright/model"
@@ -300,27 +299,14 @@ func (s *solver) domOfNode(n, k int) int32 { return s.topo.nodeDom[n][k] }
 func (s *solver) buildClasses() {
 	t := &s.topo
 	ids := map[string]int{}
-	var sb strings.Builder
 	for i := range s.p.Nodes {
 		for j := range s.p.Nodes[i].Pods {
 			bp := &s.p.Nodes[i].Pods[j]
-			keys := make([]string, 0, len(bp.Labels))
-			for k := range bp.Labels {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			sb.Reset()
-			sb.WriteString(bp.Ref.Namespace)
-			for _, k := range keys {
-				sb.WriteByte(0)
-				sb.WriteString(k)
-				sb.WriteByte(1)
-				sb.WriteString(bp.Labels[k])
-			}
-			id, ok := ids[sb.String()]
+			key := model.LabelSetKey(bp.Ref.Namespace, bp.Labels)
+			id, ok := ids[key]
 			if !ok {
 				id = len(t.classes)
-				ids[sb.String()] = id
+				ids[key] = id
 				t.classes = append(t.classes, boundClass{ns: bp.Ref.Namespace, labels: bp.Labels})
 			}
 			cl := &t.classes[id]
@@ -629,7 +615,7 @@ func (s *solver) zoneTakesGroup(g int, z string) bool {
 		}
 		labels := off.Labels
 		if s.rule[g].hostMentions {
-			labels = withLabel(labels, model.LabelHostname, syntheticHost)
+			labels = model.WithLabel(labels, model.LabelHostname, syntheticHost)
 		}
 		if one.Fits(off.Allocatable) && pg.Compatible(labels, off.Taints) {
 			return true
@@ -657,7 +643,7 @@ func (s *solver) eligibleOffering(g, o int) bool {
 	if ok {
 		labels := s.p.Offerings[o].Labels
 		if gr.hostMentions {
-			labels = withLabel(labels, model.LabelHostname, syntheticHost)
+			labels = model.WithLabel(labels, model.LabelHostname, syntheticHost)
 		}
 		ok = s.p.Groups[g].MatchesNodeLabels(labels)
 	}

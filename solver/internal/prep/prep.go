@@ -250,7 +250,7 @@ const newNodeHostname = "\x00new-node"
 
 // offeringLabels returns the labels a new node of offering o would carry, with a placeholder hostname.
 func offeringLabels(o *model.Offering) map[string]string {
-	return withHostname(o.Labels, newNodeHostname)
+	return model.WithLabel(o.Labels, model.LabelHostname, newNodeHostname)
 }
 
 // nodeLabels returns an existing node's labels, its hostname defaulting to its name.
@@ -258,16 +258,7 @@ func nodeLabels(n *model.ExistingNode) map[string]string {
 	if _, ok := n.Labels[model.LabelHostname]; ok {
 		return n.Labels
 	}
-	return withHostname(n.Labels, n.Name)
-}
-
-func withHostname(labels map[string]string, host string) map[string]string {
-	out := make(map[string]string, len(labels)+1)
-	for k, v := range labels {
-		out[k] = v
-	}
-	out[model.LabelHostname] = host
-	return out
+	return model.WithLabel(n.Labels, model.LabelHostname, n.Name)
 }
 
 func (c *Problem) group(gi int) Group {
