@@ -1,0 +1,442 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/packwright/packwright/cluster"
+)
+
+// runCmd runs the binary's entry point and returns the exit code, stdout and stderr.
+func runCmd(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestPlanSampleTable(t *testing.T) {
+	code, out, errOut := runCmd(t, "plan")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"Plan for the embedded sample snapshot: 13 pending pods in 4 groups, 3 existing nodes",
+		"Nodes to launch:", "COUNT  NAMES", "$/HOUR EACH",
+		"Pods placed on existing nodes:", "Unschedulable pods: 0",
+		"Cost:      $", "/month (730 h)", "Bound:", "Solver:    ",
+		"shop/web", "shop/cache", "ml/train-resnet",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// planDoc is the JSON schema of docs/plan-format.md, decoded strictly (unknown fields are an error) so that
+// the documentation and the output cannot drift apart unnoticed.
+type planDoc struct {
+	SchemaVersion int `json:"schemaVersion"`
+	Input         struct {
+		Snapshot      string `json:"snapshot"`
+		Catalog       string `json:"catalog"`
+		PendingPods   int    `json:"pendingPods"`
+		Groups        int    `json:"groups"`
+		ExistingNodes int    `json:"existingNodes"`
+		Offerings     int    `json:"offerings"`
+	} `json:"input"`
+	Solver       string   `json:"solver"`
+	Status       string   `json:"status"`
+	StatusReason *string  `json:"statusReason"`
+	Cost         costDoc  `json:"cost"`
+	SolveSeconds *float64 `json:"solveSeconds"`
+	Nodes        []nodeDoc
+	// Unschedulable and Issues must be arrays, never null.
+	Unschedulable *[]struct {
+		Pod    string `json:"pod"`
+		Reason string `json:"reason"`
+	} `json:"unschedulable"`
+	Issues *[]struct {
+		Object string `json:"object"`
+		Reason string `json:"reason"`
+	} `json:"issues"`
+	Compare *struct {
+		Current struct {
+			ExistingNodes  int      `json:"existingNodes"`
+			ExistingHourly float64  `json:"existingHourly"`
+			NewNodes       int      `json:"newNodes"`
+			NewHourly      float64  `json:"newHourly"`
+			Hourly         float64  `json:"hourly"`
+			Monthly        float64  `json:"monthly"`
+			UnpricedNodes  []string `json:"unpricedNodes"`
+			Unschedulable  int      `json:"unschedulable"`
+		} `json:"current"`
+		Repacked struct {
+			Pods          int       `json:"pods"`
+			Solver        string    `json:"solver"`
+			Status        string    `json:"status"`
+			StatusReason  string    `json:"statusReason"`
+			Cost          costDoc   `json:"cost"`
+			SolveSeconds  float64   `json:"solveSeconds"`
+			Nodes         []nodeDoc `json:"nodes"`
+			Unschedulable []struct {
+				Pod    string `json:"pod"`
+				Reason string `json:"reason"`
+			} `json:"unschedulable"`
+		} `json:"repacked"`
+		Saving struct {
+			Hourly   float64 `json:"hourly"`
+			Monthly  float64 `json:"monthly"`
+			Fraction float64 `json:"fraction"`
+		} `json:"saving"`
+	} `json:"compare"`
+}
+
+type costDoc struct {
+	Hourly     *float64 `json:"hourly"`
+	Monthly    *float64 `json:"monthly"`
+	LowerBound *float64 `json:"lowerBound"`
+	Gap        *float64 `json:"gap"`
+}
+
+type nodeDoc struct {
+	Name         string            `json:"name"`
+	New          *bool             `json:"new"`
+	NodePool     string            `json:"nodePool"`
+	InstanceType string            `json:"instanceType"`
+	Zone         string            `json:"zone"`
+	CapacityType string            `json:"capacityType"`
+	HourlyPrice  float64           `json:"hourlyPrice"`
+	Capacity     map[string]string `json:"capacity"`
+	Allocatable  map[string]string `json:"allocatable"`
+	Labels       map[string]string `json:"labels"`
+	Taints       *[]struct {
+		Key    string `json:"key"`
+		Value  string `json:"value"`
+		Effect string `json:"effect"`
+	} `json:"taints"`
+	Pods []string `json:"pods"`
+}
+
+func decodePlan(t *testing.T, out string) *planDoc {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	var d planDoc
+	if err := dec.Decode(&d); err != nil {
+		t.Fatalf("JSON does not match the schema: %v\n%s", err, out)
+	}
+	if d.SchemaVersion != PlanSchemaVersion || d.Solver == "" || d.Status == "" || d.StatusReason == nil || d.SolveSeconds == nil ||
+		d.Unschedulable == nil || d.Issues == nil {
+		t.Fatalf("missing top-level fields: %+v", d)
+	}
+	checkCost(t, "cost", d.Cost)
+	return &d
+}
+
+func checkCost(t *testing.T, what string, c costDoc) {
+	t.Helper()
+	if c.Hourly == nil || c.Monthly == nil || c.LowerBound == nil || c.Gap == nil {
+		t.Fatalf("%s: missing fields: %+v", what, c)
+	}
+	if math.Abs(*c.Monthly-*c.Hourly*730) > 1e-3 {
+		t.Errorf("%s: monthly %v is not 730 × hourly %v", what, *c.Monthly, *c.Hourly)
+	}
+	if *c.LowerBound > *c.Hourly+1e-6 || *c.Gap < 0 || *c.Gap > 1 {
+		t.Errorf("%s: lower bound %v, hourly %v, gap %v", what, *c.LowerBound, *c.Hourly, *c.Gap)
+	}
+}
+
+// checkNodes checks the node list against the schema's rules and returns every pod it places.
+func checkNodes(t *testing.T, hourly float64, nodes []nodeDoc, existing map[string]bool) []string {
+	t.Helper()
+	var pods []string
+	sum, seenExisting := 0.0, false
+	for i, n := range nodes {
+		if n.New == nil || n.Taints == nil || n.Labels == nil || n.Pods == nil {
+			t.Fatalf("node %d: missing fields: %+v", i, n)
+		}
+		if *n.New {
+			if seenExisting {
+				t.Errorf("new node %s after an existing one", n.Name)
+			}
+			if want := "new-" + strconv.Itoa(i+1); n.Name != want {
+				t.Errorf("node %d is named %q, want %q", i, n.Name, want)
+			}
+			sum += n.HourlyPrice
+			if n.InstanceType == "" || n.Zone == "" || n.CapacityType == "" || n.NodePool == "" || n.HourlyPrice <= 0 {
+				t.Errorf("new node %s lacks its offering: %+v", n.Name, n)
+			}
+			if n.Labels["topology.kubernetes.io/zone"] != n.Zone {
+				t.Errorf("new node %s: zone label %q, zone %q", n.Name, n.Labels["topology.kubernetes.io/zone"], n.Zone)
+			}
+		} else {
+			seenExisting = true
+			if !existing[n.Name] {
+				t.Errorf("existing node %q is not in the snapshot", n.Name)
+			}
+		}
+		if len(n.Pods) == 0 {
+			t.Errorf("node %s receives no pods", n.Name)
+		}
+		for _, res := range []string{"cpu", "memory", "pods"} {
+			c, err1 := resource.ParseQuantity(n.Capacity[res])
+			a, err2 := resource.ParseQuantity(n.Allocatable[res])
+			if err1 != nil || err2 != nil {
+				t.Fatalf("node %s: %s capacity %q, allocatable %q: not quantities", n.Name, res, n.Capacity[res], n.Allocatable[res])
+			}
+			if a.Cmp(c) > 0 || a.Sign() <= 0 {
+				t.Errorf("node %s: %s allocatable %s, capacity %s", n.Name, res, a.String(), c.String())
+			}
+		}
+		pods = append(pods, n.Pods...)
+	}
+	if math.Abs(sum-hourly) > 1e-4 {
+		t.Errorf("new nodes cost $%v/h, cost.hourly is $%v", sum, hourly)
+	}
+	return pods
+}
+
+// pendingPods lists the pods of a state that planning must account for, as namespace/name.
+func pendingPods(t *testing.T, s *cluster.State) []string {
+	t.Helper()
+	var out []string
+	for _, p := range s.Pods {
+		if cluster.IsPending(p) && len(p.Spec.SchedulingGates) == 0 {
+			out = append(out, p.Namespace+"/"+p.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func sampleState(t *testing.T) *cluster.State {
+	t.Helper()
+	s, err := cluster.SampleState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestPlanSampleJSON(t *testing.T) {
+	code, out, errOut := runCmd(t, "plan", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	d := decodePlan(t, out)
+	s := sampleState(t)
+	existing := map[string]bool{}
+	for _, n := range s.Nodes {
+		existing[n.Name] = true
+	}
+	placed := checkNodes(t, *d.Cost.Hourly, d.Nodes, existing)
+	for _, u := range *d.Unschedulable {
+		if u.Reason == "" {
+			t.Errorf("unschedulable pod %s has no reason", u.Pod)
+		}
+		placed = append(placed, u.Pod)
+	}
+	slices.Sort(placed)
+	if want := pendingPods(t, s); !slices.Equal(placed, want) {
+		t.Fatalf("pods on nodes or unschedulable:\n %v\nwant every pending pod exactly once:\n %v", placed, want)
+	}
+	if d.Input.PendingPods != len(placed) || d.Input.Catalog != "aws/us-east-1" || d.Input.ExistingNodes != 3 {
+		t.Errorf("input %+v", d.Input)
+	}
+	if d.Compare != nil {
+		t.Error("compare present without --compare")
+	}
+}
+
+// TestPlanJSONDeterministic checks that two runs name nodes and hand out pods alike. The greedy solver is
+// deterministic; the MIP's answer may depend on timing.
+func TestPlanJSONDeterministic(t *testing.T) {
+	var outs []string
+	for range 2 {
+		code, out, errOut := runCmd(t, "plan", "-o", "json", "--solver", "greedy")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		d := decodePlan(t, out)
+		d.SolveSeconds = nil
+		b, _ := json.Marshal(d)
+		outs = append(outs, string(b))
+	}
+	if outs[0] != outs[1] {
+		t.Fatalf("two greedy plans differ:\n%s\n%s", outs[0], outs[1])
+	}
+}
+
+// impossibleSnapshot is the sample plus a pod that no instance type can hold.
+func impossibleSnapshot(t *testing.T) string {
+	t.Helper()
+	extra := `
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: huge-0
+  namespace: batch
+spec:
+  containers:
+  - name: main
+    image: example
+    resources:
+      requests:
+        cpu: "2000"
+        memory: 1Gi
+`
+	path := filepath.Join(t.TempDir(), "snapshot.yaml")
+	if err := os.WriteFile(path, append(bytes.Clone(cluster.SampleSnapshot), extra...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestPlanUnschedulable(t *testing.T) {
+	path := impossibleSnapshot(t)
+	code, out, errOut := runCmd(t, "plan", "--snapshot", path, "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	d := decodePlan(t, out)
+	if len(*d.Unschedulable) != 1 || (*d.Unschedulable)[0].Pod != "batch/huge-0" || (*d.Unschedulable)[0].Reason == "" {
+		t.Fatalf("unschedulable %+v, want batch/huge-0 with a reason", *d.Unschedulable)
+	}
+	if d.Input.Snapshot != path || d.Input.PendingPods != 14 {
+		t.Errorf("input %+v", d.Input)
+	}
+
+	code, out, errOut = runCmd(t, "plan", "--snapshot", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "Unschedulable pods: 1") || !strings.Contains(out, "batch/huge-0") {
+		t.Errorf("table does not show the unschedulable pod:\n%s", out)
+	}
+}
+
+func TestPlanStdin(t *testing.T) {
+	old := stdin
+	defer func() { stdin = old }()
+	stdin = bytes.NewReader(cluster.SampleSnapshot)
+	code, out, errOut := runCmd(t, "plan", "--snapshot", "-", "--solver", "greedy")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "Plan for stdin: 13 pending pods") || !strings.Contains(out, "status greedy") {
+		t.Errorf("stdin plan:\n%s", out)
+	}
+}
+
+func TestPlanCompare(t *testing.T) {
+	code, out, errOut := runCmd(t, "plan", "--compare", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	d := decodePlan(t, out)
+	c := d.Compare
+	if c == nil {
+		t.Fatal("no compare object")
+	}
+	checkCost(t, "compare.repacked.cost", c.Repacked.Cost)
+	s := sampleState(t)
+	// Every pod but the DaemonSets' and the finished ones is planned from scratch: the pending ones and the
+	// bound ones.
+	var all []string
+	for _, p := range s.Pods {
+		if !cluster.IsDaemonSetPod(p) && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			all = append(all, p.Namespace+"/"+p.Name)
+		}
+	}
+	slices.Sort(all)
+	got := checkNodes(t, *c.Repacked.Cost.Hourly, c.Repacked.Nodes, nil)
+	for _, u := range c.Repacked.Unschedulable {
+		got = append(got, u.Pod)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, all) || c.Repacked.Pods != len(all) {
+		t.Fatalf("repacked pods %v (count %d), want %v", got, c.Repacked.Pods, all)
+	}
+	for _, n := range c.Repacked.Nodes {
+		if !*n.New {
+			t.Errorf("repacked plan uses existing node %s", n.Name)
+		}
+	}
+	cur := c.Current
+	if cur.ExistingNodes != 3 || cur.ExistingHourly <= 0 || math.Abs(cur.Hourly-cur.ExistingHourly-cur.NewHourly) > 1e-6 ||
+		math.Abs(cur.NewHourly-*d.Cost.Hourly) > 1e-6 {
+		t.Errorf("current %+v does not add up (plan $%v/h)", cur, *d.Cost.Hourly)
+	}
+	if math.Abs(c.Saving.Hourly-(cur.Hourly-*c.Repacked.Cost.Hourly)) > 1e-6 ||
+		math.Abs(c.Saving.Fraction-c.Saving.Hourly/cur.Hourly) > 1e-6 {
+		t.Errorf("saving %+v, current $%v, repacked $%v", c.Saving, cur.Hourly, *c.Repacked.Cost.Hourly)
+	}
+
+	code, out, errOut = runCmd(t, "plan", "--compare")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"Compare with repacking from scratch", "current   $", "repacked  $", "saving    $"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestPlanBadInput(t *testing.T) {
+	dir := t.TempDir()
+	badYAML := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(badYAML, []byte("apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n  labels: [a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	badPod := filepath.Join(dir, "pod.yaml")
+	if err := os.WriteFile(badPod, []byte("apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\nspec:\n  containers:\n  - name: a\n    resources:\n      requests:\n        cpu: lots\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "nope.yaml")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"missing file", []string{"--snapshot", missing}, []string{"snapshot " + missing, "no such file"}},
+		{"YAML error", []string{"--snapshot", badYAML}, []string{"snapshot " + badYAML, "line", "invalid YAML"}},
+		{"bad quantity", []string{"--snapshot", badPod}, []string{"pod default/x", "requests[cpu]"}},
+		{"unknown catalog", []string{"--catalog", "aws/mars-1"}, []string{"catalog aws/mars-1", "unknown region"}},
+		{"missing catalog file", []string{"--catalog", filepath.Join(dir, "cat.json")}, []string{"cat.json", "not a readable file"}},
+		{"bad output", []string{"-o", "yaml"}, []string{`unknown output format "yaml"`}},
+		{"bad solver", []string{"--solver", "fast"}, []string{`unknown solver "fast"`}},
+		{"bad deadline", []string{"--deadline", "0s"}, []string{"--deadline must be positive"}},
+		{"stray argument", []string{"snap.yaml"}, []string{`unexpected argument "snap.yaml"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runCmd(t, append([]string{"plan"}, tc.args...)...)
+			if code != 1 {
+				t.Fatalf("exit %d, want 1 (stdout %q, stderr %q)", code, out, errOut)
+			}
+			if out != "" {
+				t.Errorf("stdout %q, want nothing", out)
+			}
+			if n := strings.Count(errOut, "\n"); n != 1 || !strings.HasPrefix(errOut, "packwright plan: ") {
+				t.Errorf("stderr is not one error line: %q", errOut)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr %q lacks %q", errOut, w)
+				}
+			}
+		})
+	}
+}
