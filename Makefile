@@ -22,9 +22,9 @@ highs:
 build:
 	@$(WITH_HIGHS) $(GO) build -o $(BIN)/packwright ./cmd/packwright
 
-# run is the main job on an embedded default.
+# run is the main job on an embedded default: a what-if plan of the embedded sample cluster snapshot.
 run: build
-	$(BIN)/packwright demo
+	$(BIN)/packwright plan
 
 vet:
 	@$(WITH_HIGHS) $(GO) vet $(PKGS)

@@ -18,7 +18,6 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"demo":    {summary: "solve a small built-in node-packing problem through HiGHS", run: runDemo},
 	"version": {summary: "print the version and the linked HiGHS", run: runVersion},
 	"plan":    {summary: "what-if: plan the nodes for a cluster snapshot's pending pods (table or JSON)", run: runPlan},
 	"bench":   {summary: "run the benchmark suite and write a report with charts", run: runBench},
