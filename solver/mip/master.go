@@ -633,15 +633,26 @@ func (m *master) plan(x []float64) *model.Plan {
 	for i, mg := range m.groups {
 		left[i] = mg.units
 	}
+	quota := m.zoneQuotas(x)
+	// take hands out up to n units of group i in zone z.
+	take := func(i, z, n int) int {
+		n = min(n, left[i])
+		if q := quota[i]; q != nil && z >= 0 {
+			n = min(n, q[z])
+			q[z] -= max(n, 0)
+		}
+		if n > 0 {
+			left[i] -= n
+		}
+		return n
+	}
 	plan := &model.Plan{Solver: "mip"}
 	existing := map[int][]model.GroupCount{}
 	for j, col := range m.cols {
 		if col.kind != colNode || j >= len(x) {
 			continue
 		}
-		n := min(count(x[j]), left[col.mg])
-		if n > 0 {
-			left[col.mg] -= n
+		if n := take(col.mg, c.Nodes[col.node].Zone, count(x[j])); n > 0 {
 			existing[col.node] = append(existing[col.node], model.GroupCount{Group: m.groups[col.mg].g, Count: n * m.groups[col.mg].ppu})
 		}
 	}
@@ -657,11 +668,11 @@ func (m *master) plan(x []float64) *model.Plan {
 		if col.kind != colPattern || j >= len(x) {
 			continue
 		}
+		zone := m.classes[col.class].zone
 		for r := count(x[j]); r > 0; r-- {
 			var pods []unitCount
 			for _, uc := range col.counts {
-				if n := min(uc.n, left[uc.mg]); n > 0 {
-					left[uc.mg] -= n
+				if n := take(uc.mg, zone, uc.n); n > 0 {
 					pods = append(pods, unitCount{uc.mg, n})
 				}
 			}
@@ -689,6 +700,61 @@ func (m *master) plan(x []float64) *model.Plan {
 		}
 	}
 	return plan
+}
+
+// zoneQuotas decides, for each group with zone rules, how many units each zone keeps when the solution covers
+// more than the demand. The solution's zone rows count the surplus too; taking the surplus away one unit at a
+// time from the fullest zone never widens the spread beyond max(old spread, 1), so the rules still hold.
+func (m *master) zoneQuotas(x []float64) [][]int {
+	c := m.c
+	quota := make([][]int, len(m.groups))
+	for i, mg := range m.groups {
+		if g := &c.Groups[mg.g]; g.ZoneSkew > 0 || g.ZoneCap > 0 {
+			quota[i] = make([]int, len(c.Zones))
+		}
+	}
+	covered := make([]int, len(m.groups))
+	for j, col := range m.cols {
+		if j >= len(x) {
+			break
+		}
+		n := count(x[j])
+		switch col.kind {
+		case colNode:
+			covered[col.mg] += n
+			if q := quota[col.mg]; q != nil && c.Nodes[col.node].Zone >= 0 {
+				q[c.Nodes[col.node].Zone] += n
+			}
+		case colPattern:
+			z := m.classes[col.class].zone
+			for _, uc := range col.counts {
+				covered[uc.mg] += n * uc.n
+				if q := quota[uc.mg]; q != nil && z >= 0 {
+					q[z] += n * uc.n
+				}
+			}
+		}
+	}
+	for i, q := range quota {
+		if q == nil {
+			continue
+		}
+		base := c.Groups[m.groups[i].g].ZoneBase
+		ppu := m.groups[i].ppu
+		for surplus := covered[i] - m.groups[i].units; surplus > 0; surplus-- {
+			best := -1
+			for z := range q {
+				if q[z] > 0 && (best < 0 || q[z]*ppu+base[z] > q[best]*ppu+base[best]) {
+					best = z
+				}
+			}
+			if best < 0 {
+				break
+			}
+			q[best]--
+		}
+	}
+	return quota
 }
 
 // shrink returns the cheapest offering that holds pods, compatible with each of their groups, in the class's

@@ -99,3 +99,39 @@ func TestMIPPlansValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestMIPZoneSpreadPlansValidate: the integer master may cover more pods than pending; the surplus must be taken
+// from the fullest zones so that zone spread still holds in the plan.
+func TestMIPZoneSpreadPlansValidate(t *testing.T) {
+	checked := 0
+	for seed := uint64(1); seed <= 6; seed++ {
+		p := randomProblem(seed, 6, 15)
+		for i := range p.Groups {
+			if i%2 == 0 {
+				g := &p.Groups[i]
+				g.TopologySpread = []model.TopologySpread{{MaxSkew: 1, TopologyKey: model.LabelZone, WhenUnsatisfiable: model.DoNotSchedule,
+					Selector: &model.LabelSelector{MatchLabels: map[string]string{"app": g.Labels["app"]}}}}
+			}
+		}
+		c, err := prep.Compile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		res, err := Solve(ctx, c, nil, Options{})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Plan == nil {
+			continue
+		}
+		checked++
+		if err := res.Plan.Validate(p); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+	}
+	if checked < 4 {
+		t.Fatalf("only %d of 6 problems produced a plan in time", checked)
+	}
+}
