@@ -627,7 +627,11 @@ func (inst *Instance) Run(ctx context.Context) (*Result, error) {
 	ncol, nrow, isMIP := inst.ncol, inst.nrow, inst.isMIP
 	limit := inst.opts.TimeLimit
 	if hasDeadline {
-		if rem := time.Until(deadline); limit <= 0 || rem < limit {
+		// HiGHS's own limit comes a little early: parts of HiGHS that miss the interrupt callback (presolve,
+		// sub-MIPs) still check time_limit, and a run that stops on time leaves the solver thread free.
+		rem := time.Until(deadline)
+		rem -= min(rem/10, 50*time.Millisecond)
+		if limit <= 0 || rem < limit {
 			limit = rem
 		}
 	}
