@@ -60,14 +60,14 @@ type master struct {
 	nodeRows map[[2]int]int // (node, resource) -> row
 	zoneRows []zoneRow
 	poolRows []poolRow
-	mgOf     map[int]int // prep group -> mgroup
-	penalty  float64     // cost of leaving one unit unplaced
-	zones    bool        // zones matter (some group has zone rules)
-	seen     map[string]bool
+	mgOf     map[int]int    // prep group -> mgroup
+	penalty  float64        // cost of leaving one unit unplaced
+	zones    bool           // zones matter (some group has zone rules)
+	colOf    map[string]int // pattern key -> column
 }
 
 func newMaster(c *prep.Problem) (*master, error) {
-	m := &master{c: c, nodeRows: map[[2]int]int{}, mgOf: map[int]int{}, seen: map[string]bool{}}
+	m := &master{c: c, nodeRows: map[[2]int]int{}, mgOf: map[int]int{}, colOf: map[string]int{}}
 	var active []int
 	for gi := range c.Groups {
 		g := &c.Groups[gi]
@@ -276,10 +276,10 @@ func (m *master) addPatterns(ctx context.Context, ps []pattern) error {
 	var b colBatch
 	for _, p := range ps {
 		key := patternKey(p.class, p.counts)
-		if m.seen[key] {
+		if _, ok := m.colOf[key]; ok {
 			continue
 		}
-		m.seen[key] = true
+		m.colOf[key] = len(m.cols) + len(b.cols)
 		rows, vals := m.patternEntries(p.class, p.counts)
 		b.add(m.classes[p.class].price, 0, highs.Inf, rows, vals, column{kind: colPattern, class: p.class, counts: p.counts})
 	}
@@ -320,7 +320,6 @@ func (m *master) addSingles(ctx context.Context) error {
 // addWarm adds the greedy plan's nodes as patterns and returns the plan as a start (column -> value).
 func (m *master) addWarm(ctx context.Context, warm *model.Plan) (map[int]float64, error) {
 	start := map[int]float64{}
-	byKey := map[string]int{}
 	var ps []pattern
 	counts := map[string]int{}
 	for _, nn := range warm.NewNodes {
@@ -350,22 +349,17 @@ func (m *master) addWarm(ctx context.Context, warm *model.Plan) (map[int]float64
 		}
 		counts[key]++
 	}
-	first := len(m.cols)
 	if err := m.addPatterns(ctx, ps); err != nil {
 		return nil, err
-	}
-	for j := first; j < len(m.cols); j++ {
-		byKey[patternKey(m.cols[j].class, m.cols[j].counts)] = j
-	}
-	for key, n := range counts {
-		if j, ok := byKey[key]; ok {
-			start[j] = float64(n)
-		}
 	}
 	// Existing-node placements and what is left unplaced.
 	placed := make([]int, len(m.groups))
 	for key, n := range counts {
-		j := byKey[key]
+		j, ok := m.colOf[key] // the column, whether added now or generated before
+		if !ok {
+			continue
+		}
+		start[j] = float64(n)
 		for _, uc := range m.cols[j].counts {
 			placed[uc.mg] += uc.n * n
 		}

@@ -83,9 +83,12 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 		return nil, err
 	}
 	res := &Result{Classes: len(m.classes)}
-	// fail reports an error, except that running out of time is an answer (no plan), not a failure.
+	var rounded *model.Plan // the rounded LP plan, once there is one
+	// fail reports an error, except that running out of time is an answer (the rounded plan, if any), not a
+	// failure.
 	fail := func(stage string, err error) (*Result, error) {
 		if ctx.Err() != nil {
+			res.Plan = rounded
 			res.MasterStatus = "out of time in " + stage
 			return res, nil
 		}
@@ -180,11 +183,15 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 		res.MasterStatus = "not run: out of time after column generation"
 		return res, nil
 	}
-	if err := inst.SetOptions(ctx, highs.Options{Presolve: "on"}); err != nil {
-		return fail("integer master", err)
-	}
-	if err := m.makeInteger(ctx); err != nil {
-		return fail("integer master", err)
+	// Round the LP and let the greedy complete it: a plan near the LP's value, which becomes the incumbent when
+	// it beats the greedy plan.
+	if lastX != nil {
+		if rp, err := m.roundAndComplete(lastX); err == nil && rp.Validate(c.Src) == nil && (warm == nil || rp.Cost < warm.Cost-1e-9) {
+			rounded = rp
+			if s, err := m.addWarm(ctx, rp); err == nil {
+				start = s
+			}
+		}
 	}
 	// With many nodes, fix the LP's whole nodes (the floor of every pattern's value) and let HiGHS complete only
 	// the fractional remainder: the plan is then within a few nodes of the LP value, which a full integer search
@@ -194,6 +201,13 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	} else if fixed {
 		start = nil
 		res.Fixed = true
+	}
+	// Integrality last: the rounded plan's columns were added above.
+	if err := inst.SetOptions(ctx, highs.Options{Presolve: "on"}); err != nil {
+		return fail("integer master", err)
+	}
+	if err := m.makeInteger(ctx); err != nil {
+		return fail("integer master", err)
 	}
 	if len(start) > 0 {
 		full := make(map[int]float64, len(m.cols))
@@ -211,6 +225,13 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	res.MasterStatus = ip.Status.String()
 	if ip.HasSolution {
 		res.Plan = m.plan(ip.ColValues)
+	}
+	// The master relaxes some rules (see prep.Problem.Relaxed): an invalid integer plan gives way to the rounded one.
+	if res.Plan != nil && rounded != nil && res.Plan.Validate(c.Src) != nil {
+		res.Plan = nil
+	}
+	if rounded != nil && (res.Plan == nil || rounded.Cost < res.Plan.Cost-1e-9) {
+		res.Plan, res.MasterStatus = rounded, res.MasterStatus+"; rounded LP kept"
 	}
 	return res, nil
 }

@@ -1,0 +1,92 @@
+package mip
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/packwright/packwright/model"
+	"github.com/packwright/packwright/solver/greedy"
+)
+
+// roundAndComplete turns an LP solution into a plan: the whole nodes of the LP (every column's value rounded
+// down) are kept, and the greedy places what is left, on those nodes first. Near the LP's value when the LP
+// uses many nodes, and cheap, it is the integer master's incumbent and a candidate of its own.
+func (m *master) roundAndComplete(x []float64) (*model.Plan, error) {
+	floor := make([]float64, len(x))
+	for j, v := range x {
+		floor[j] = math.Floor(v + 1e-9)
+	}
+	partial := m.plan(floor)
+	partial.Unschedulable = nil
+	return complete(m.c.Src, partial)
+}
+
+// complete places the pods a partial plan leaves out: it builds the residual problem, in which the partial
+// plan's pods are bound pods and its new nodes are existing nodes, solves it with the greedy and merges the two.
+func complete(p *model.Problem, partial *model.Plan) (*model.Plan, error) {
+	r := *p
+	r.Groups = make([]model.PodGroup, len(p.Groups))
+	copy(r.Groups, p.Groups)
+	r.Nodes = make([]model.ExistingNode, len(p.Nodes), len(p.Nodes)+len(partial.NewNodes))
+	copy(r.Nodes, p.Nodes)
+	// bind moves n pods of group g from pending to node e of the residual problem.
+	bind := func(e int, gc model.GroupCount) error {
+		g := &r.Groups[gc.Group]
+		if gc.Count > len(g.Pods) {
+			return fmt.Errorf("partial plan places %d pods of group %s, %d left", gc.Count, g.Name, len(g.Pods))
+		}
+		moved := g.Pods[len(g.Pods)-gc.Count:]
+		g.Pods = g.Pods[:len(g.Pods)-gc.Count]
+		n := &r.Nodes[e]
+		pods := make([]model.BoundPod, len(n.Pods), len(n.Pods)+len(moved))
+		copy(pods, n.Pods)
+		for _, ref := range moved {
+			pods = append(pods, model.BoundPod{Ref: ref, Labels: g.Labels, Requests: g.Requests, HostPorts: g.HostPorts,
+				PodAntiAffinity: g.PodAntiAffinity})
+		}
+		n.Pods = pods
+		return nil
+	}
+	for _, ep := range partial.Existing {
+		for _, gc := range ep.Pods {
+			if err := bind(ep.Node, gc); err != nil {
+				return nil, err
+			}
+		}
+	}
+	first := len(r.Nodes)
+	for k, nn := range partial.NewNodes {
+		o := &p.Offerings[nn.Offering]
+		name := fmt.Sprintf("packwright-planned-%d", k)
+		r.Nodes = append(r.Nodes, model.ExistingNode{Name: name, NodePool: o.NodePool, InstanceType: o.InstanceType,
+			Zone: o.Zone, CapacityType: o.CapacityType, Price: o.Price, Capacity: o.Capacity, Allocatable: o.Allocatable,
+			Labels: model.WithLabel(o.Labels, model.LabelHostname, name), Taints: o.Taints})
+		for _, gc := range nn.Pods {
+			if err := bind(first+k, gc); err != nil {
+				return nil, err
+			}
+		}
+	}
+	rest, err := greedy.Solve(&r)
+	if err != nil {
+		return nil, fmt.Errorf("complete the rounded plan: %w", err)
+	}
+	out := &model.Plan{Solver: "mip", Existing: append([]model.ExistingPlacement(nil), partial.Existing...),
+		Unschedulable: rest.Unschedulable}
+	for _, nn := range partial.NewNodes {
+		out.NewNodes = append(out.NewNodes, model.NewNode{Offering: nn.Offering, Pods: append([]model.GroupCount(nil), nn.Pods...)})
+	}
+	for _, ep := range rest.Existing {
+		if ep.Node >= first {
+			nn := &out.NewNodes[ep.Node-first]
+			nn.Pods = append(nn.Pods, ep.Pods...)
+		} else {
+			out.Existing = append(out.Existing, ep)
+		}
+	}
+	out.NewNodes = append(out.NewNodes, rest.NewNodes...)
+	for _, nn := range out.NewNodes {
+		out.Cost += p.Offerings[nn.Offering].Price
+	}
+	return out, nil
+}
