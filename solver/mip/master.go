@@ -64,10 +64,11 @@ type master struct {
 	penalty  float64        // cost of leaving one unit unplaced
 	zones    bool           // zones matter (some group has zone rules)
 	colOf    map[string]int // pattern key -> column
+	nodeCol  map[[2]int]int // (existing node, mgroup) -> column
 }
 
 func newMaster(c *prep.Problem) (*master, error) {
-	m := &master{c: c, nodeRows: map[[2]int]int{}, mgOf: map[int]int{}, colOf: map[string]int{}}
+	m := &master{c: c, nodeRows: map[[2]int]int{}, mgOf: map[int]int{}, colOf: map[string]int{}, nodeCol: map[[2]int]int{}}
 	var active []int
 	for gi := range c.Groups {
 		g := &c.Groups[gi]
@@ -169,6 +170,7 @@ func (m *master) build(ctx context.Context) error {
 				}
 			}
 			rows, vals = m.zoneEntries(i, c.Nodes[e].Zone, 1, rows, vals)
+			m.nodeCol[[2]int{e, i}] = len(m.cols) + len(b.cols)
 			b.add(0, 0, float64(min(mg.maxUnits, mg.units)), rows, vals, column{kind: colNode, mg: i, node: e})
 		}
 	}
@@ -370,11 +372,9 @@ func (m *master) addWarm(ctx context.Context, warm *model.Plan) (map[int]float64
 			if !ok {
 				continue
 			}
-			for j, col := range m.cols {
-				if col.kind == colNode && col.mg == i && col.node == ep.Node {
-					start[j] += float64(gc.Count / m.groups[i].ppu)
-					placed[i] += gc.Count / m.groups[i].ppu
-				}
+			if j, ok := m.nodeCol[[2]int{ep.Node, i}]; ok {
+				start[j] += float64(gc.Count / m.groups[i].ppu)
+				placed[i] += gc.Count / m.groups[i].ppu
 			}
 		}
 	}

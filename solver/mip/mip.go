@@ -184,14 +184,29 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 		return res, nil
 	}
 	// Round the LP and let the greedy complete it: a plan near the LP's value, which becomes the incumbent when
-	// it beats the greedy plan.
+	// it beats the greedy plan. It is a greedy run plus a validation, neither of which can be interrupted: it runs aside and is given up
+	// (left to finish unused) when it is not done well before the deadline.
 	if lastX != nil {
-		if rp, err := m.roundAndComplete(lastX); err == nil && rp.Validate(c.Src) == nil && (warm == nil || rp.Cost < warm.Cost-1e-9) {
-			rounded = rp
-			if s, err := m.addWarm(ctx, rp); err == nil {
-				start = s
+		done := make(chan *model.Plan, 1)
+		go func() {
+			rp, err := m.roundAndComplete(lastX)
+			if err != nil || rp.Validate(c.Src) != nil {
+				rp = nil
 			}
+			done <- rp
+		}()
+		wait := time.NewTimer(time.Until(deadline) * 6 / 10)
+		select {
+		case rp := <-done:
+			if rp != nil && (warm == nil || rp.Cost < warm.Cost-1e-9) {
+				rounded = rp
+				if s, err := m.addWarm(ctx, rp); err == nil {
+					start = s
+				}
+			}
+		case <-wait.C:
 		}
+		wait.Stop()
 	}
 	// With many nodes, fix the LP's whole nodes (the floor of every pattern's value) and let HiGHS complete only
 	// the fractional remainder: the plan is then within a few nodes of the LP value, which a full integer search
