@@ -96,7 +96,7 @@ func Solve(ctx context.Context, p *model.Problem, opts Options) (*model.Plan, er
 		case err != nil:
 			reason = "mip: " + err.Error()
 		case res.Plan == nil:
-			reason = fmt.Sprintf("mip found no integer solution in time (%s)", res.MasterStatus)
+			reason = fmt.Sprintf("mip: no integer plan (%s)", res.MasterStatus)
 			bound = math.Max(bound, res.LowerBound)
 		default:
 			bound = math.Max(bound, res.LowerBound)

@@ -101,6 +101,19 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	}
 	// Column generation re-solves the LP from its last basis after adding columns; presolve would throw that
 	// basis away, so it is off until the integer master.
+	// A master with very many existing-node columns cannot even finish its first LP in a short deadline, and
+	// HiGHS then overruns the interrupt by seconds, blocking the next decision: leave such problems to greedy.
+	if d, ok := ctx.Deadline(); ok {
+		cols := 0
+		for _, mg := range m.groups {
+			cols += len(c.Groups[mg.g].Nodes)
+		}
+		if limit := int(20000 * time.Until(d).Seconds()); cols > limit {
+			res.MasterStatus = fmt.Sprintf("skipped: %d existing-node columns are too many for the %v left (limit %d)",
+				cols, time.Until(d).Round(time.Millisecond), limit)
+			return res, nil
+		}
+	}
 	inst, err := highs.New(ctx, highs.Options{Presolve: "off"})
 	if err != nil {
 		return fail("create", err)
