@@ -21,6 +21,7 @@ type NodeSelectorRequirementWithMinValues struct {
 	// Values are the label values: one or more for In and NotIn, none for Exists and DoesNotExist, a single
 	// integer for Gt and Lt.
 	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:items:MaxLength=63
 	// +listType=atomic
 	// +optional
 	Values []string `json:"values,omitempty"`

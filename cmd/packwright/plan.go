@@ -29,6 +29,8 @@ const sampleInput = "the embedded sample snapshot"
 // planFlags are the flags of `packwright plan` that `packwright bench --snapshot` shares.
 type planFlags struct {
 	snapshot    string
+	kubeconfig  string
+	kubecontext string
 	catalog     string
 	deadline    time.Duration
 	solver      string
@@ -43,6 +45,8 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.SetOutput(stderr)
 	var f planFlags
 	fs.StringVar(&f.snapshot, "snapshot", "", "cluster snapshot to plan: a YAML or JSON file, or - for stdin (default: the embedded sample snapshot)")
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "plan a live cluster (read only) through this kubeconfig file instead of a snapshot")
+	fs.StringVar(&f.kubecontext, "context", "", "with --kubeconfig: the context to use (default: the kubeconfig's current context)")
 	fs.StringVar(&f.catalog, "catalog", "aws/us-east-1", "instance-type catalog: aws/REGION (embedded), synthetic/kwok, or a catalog file")
 	fs.DurationVar(&f.deadline, "deadline", solver.DefaultDeadline, "decision deadline; the greedy plan is used when the MIP cannot finish")
 	fs.StringVar(&f.solver, "solver", string(solver.Auto), "solver: auto (greedy, then the MIP when HiGHS is linked), mip (fail without HiGHS) or greedy")
@@ -71,7 +75,18 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("--deadline must be positive (got %s)", f.deadline)
 	}
 
-	state, input, err := readState(f.snapshot, f.ignoreKinds)
+	var (
+		state *cluster.State
+		input string
+	)
+	if f.kubeconfig != "" || f.kubecontext != "" {
+		if f.snapshot != "" {
+			return fmt.Errorf("--snapshot and --kubeconfig are exclusive: plan a snapshot or a live cluster")
+		}
+		state, input, err = readLive(ctx, cluster.LiveOptions{Kubeconfig: f.kubeconfig, Context: f.kubecontext})
+	} else {
+		state, input, err = readState(f.snapshot, f.ignoreKinds)
+	}
 	if err != nil {
 		return err
 	}
@@ -99,6 +114,19 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return writeJSON(stdout, rep)
 	}
 	return writeTable(stdout, rep)
+}
+
+// readLive lists a live cluster's objects; it only reads.
+func readLive(ctx context.Context, o cluster.LiveOptions) (*cluster.State, string, error) {
+	cfg, err := o.RESTConfig()
+	if err != nil {
+		return nil, "", oneLineErr(err)
+	}
+	s, err := cluster.ReadLive(ctx, cfg)
+	if err != nil {
+		return nil, "", oneLineErr(err)
+	}
+	return s, "cluster " + cfg.Host, nil
 }
 
 // readState reads the snapshot that path names ("" for the embedded sample, "-" for stdin) and returns it with

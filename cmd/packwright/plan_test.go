@@ -406,6 +406,17 @@ func TestPlanBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	missing := filepath.Join(dir, "nope.yaml")
+	// A kubeconfig pointing at a port nothing listens on: an unreachable cluster.
+	deadCluster := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(deadCluster, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: dead, cluster: {server: "https://127.0.0.1:1"}}]
+contexts: [{name: dead, context: {cluster: dead, user: u}}]
+current-context: dead
+users: [{name: u, user: {token: x}}]
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -420,6 +431,10 @@ func TestPlanBadInput(t *testing.T) {
 		{"bad solver", []string{"--solver", "fast"}, []string{`unknown solver "fast"`}},
 		{"bad deadline", []string{"--deadline", "0s"}, []string{"--deadline must be positive"}},
 		{"stray argument", []string{"snap.yaml"}, []string{`unexpected argument "snap.yaml"`}},
+		{"unreachable cluster", []string{"--kubeconfig", deadCluster}, []string{"cluster https://127.0.0.1:1", "connection refused"}},
+		{"missing kubeconfig", []string{"--kubeconfig", missing}, []string{"kubeconfig", "no such file"}},
+		{"unknown context", []string{"--kubeconfig", deadCluster, "--context", "prod"}, []string{"kubeconfig", `"prod"`}},
+		{"snapshot and cluster", []string{"--kubeconfig", deadCluster, "--snapshot", missing}, []string{"exclusive"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := runCmd(t, append([]string{"plan"}, tc.args...)...)
