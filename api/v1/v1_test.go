@@ -281,3 +281,26 @@ status:
 		t.Errorf("JSON round trip changed the NodeClaim:\n got %+v\nwant %+v", back, nc)
 	}
 }
+
+func TestOfferingsRoundTrip(t *testing.T) {
+	in := []OfferingRef{
+		{InstanceType: "m5.large", Zone: "us-east-1a", CapacityType: "spot", Price: 0.035},
+		{InstanceType: "m5.large", Zone: "us-east-1a", CapacityType: "on-demand", Price: 0.096},
+	}
+	s := FormatOfferings(in)
+	if s != "m5.large/us-east-1a/spot/0.035,m5.large/us-east-1a/on-demand/0.096" {
+		t.Fatalf("FormatOfferings = %q", s)
+	}
+	out, err := ParseOfferings(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 2 || out[0] != in[0] || out[1] != in[1] {
+		t.Fatalf("ParseOfferings(%q) = %+v, want %+v", s, out, in)
+	}
+	for _, bad := range []string{"m5.large", "m5.large/a/spot/x", "m5.large/a/spot/-1", "/a/spot/1"} {
+		if _, err := ParseOfferings(bad); err == nil {
+			t.Errorf("ParseOfferings(%q) = nil error, want one", bad)
+		}
+	}
+}

@@ -110,3 +110,51 @@ func inValues(reqs []v1.NodeSelectorRequirementWithMinValues, keys ...string) []
 	}
 	return []string{""}
 }
+
+// nodeForOfferings builds the Node for the first offering the claim's packwright.dev/offerings annotation lists
+// that has no injected capacity error and holds the claim's requests. It returns nil, nil when the claim lists
+// no offerings or the provider has no Describe; then the claim's requirements decide (see pick).
+func (p *Provider) nodeForOfferings(claim *v1.NodeClaim) (*corev1.Node, error) {
+	offs, err := v1.ClaimOfferings(claim)
+	if err != nil {
+		return nil, err
+	}
+	if len(offs) == 0 || p.opts.Describe == nil {
+		return nil, nil
+	}
+	var failed []error
+	for _, o := range offs {
+		if p.isUnavailable(o.InstanceType, o.CapacityType) {
+			failed = append(failed, cloudprovider.NewInsufficientCapacityError(o.InstanceType, o.CapacityType, o.Zone, errors.New("injected capacity error")))
+			continue
+		}
+		labels, capacity, alloc, ok := p.opts.Describe(o.InstanceType, o.Zone, o.CapacityType)
+		if !ok {
+			return nil, fmt.Errorf("offering %s is not in the catalog", o)
+		}
+		if _, ok := capacity[corev1.ResourcePods]; !ok {
+			capacity = capacity.DeepCopy()
+			capacity[corev1.ResourcePods] = resource.MustParse("110")
+		}
+		if _, ok := alloc[corev1.ResourcePods]; !ok {
+			alloc = alloc.DeepCopy()
+			alloc[corev1.ResourcePods] = capacity[corev1.ResourcePods]
+		}
+		if err := fits(alloc, claim.Spec.Resources.Requests); err != nil {
+			return nil, fmt.Errorf("offering %s: %w", o, err)
+		}
+		node := nodeFor(claim, o.InstanceType, o.CapacityType, capacity)
+		for k, v := range labels {
+			if _, set := claim.Labels[k]; !set {
+				node.Labels[k] = v
+			}
+		}
+		node.Labels[corev1.LabelTopologyZone] = o.Zone
+		node.Labels[corev1.LabelInstanceTypeStable] = o.InstanceType
+		node.Labels[v1.CapacityTypeLabelKey] = o.CapacityType
+		node.Labels[corev1.LabelHostname] = claim.Name
+		node.Status.Allocatable = alloc.DeepCopy()
+		return node, nil
+	}
+	return nil, errors.Join(failed...)
+}

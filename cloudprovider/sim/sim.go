@@ -37,6 +37,11 @@ type Options struct {
 	// Unavailable are offerings that fail with an InsufficientCapacityError from the start; see
 	// Provider.SetUnavailable.
 	Unavailable []Offering
+	// Describe, when set, gives the labels, capacity and allocatable of an offering (instance type, zone,
+	// capacity type), as a real instance of it would register them; the controller fills it from the catalog.
+	// It takes precedence over InstanceTypes for claims that list their offerings (the packwright.dev/offerings
+	// annotation), which are then tried in order.
+	Describe func(instanceType, zone, capacityType string) (labels map[string]string, capacity, allocatable corev1.ResourceList, ok bool)
 }
 
 // Provider is the simulated CloudProvider. Create it with New and Close it to stop pending readiness updates.
@@ -77,11 +82,17 @@ func (p *Provider) Close() {
 // (providerID, node name, capacity, allocatable) and the labels the launch resolved. A Node that already
 // exists for the claim is returned as is, so Create is idempotent.
 func (p *Provider) Create(ctx context.Context, claim *v1.NodeClaim) (*v1.NodeClaim, error) {
-	instanceType, capacityType, err := p.pick(claim)
+	node, err := p.nodeForOfferings(claim)
 	if err != nil {
 		return nil, fmt.Errorf("sim: launching nodeclaim %s: %w", claim.Name, err)
 	}
-	node := nodeFor(claim, instanceType, capacityType, p.capacity(claim, instanceType))
+	if node == nil {
+		instanceType, capacityType, err := p.pick(claim)
+		if err != nil {
+			return nil, fmt.Errorf("sim: launching nodeclaim %s: %w", claim.Name, err)
+		}
+		node = nodeFor(claim, instanceType, capacityType, p.capacity(claim, instanceType))
+	}
 	if err := p.client.Create(ctx, node); err != nil {
 		if !apierrors.IsAlreadyExists(err) {
 			return nil, fmt.Errorf("sim: creating node for nodeclaim %s: %w", claim.Name, err)
@@ -122,6 +133,25 @@ func (p *Provider) Delete(ctx context.Context, claim *v1.NodeClaim) error {
 			return cloudprovider.NewNodeClaimNotFoundError(ProviderIDPrefix+name, err)
 		}
 		return fmt.Errorf("sim: deleting node %s: %w", name, err)
+	}
+	return p.deletePods(ctx, name)
+}
+
+// deletePods force-deletes the pods still bound to a deleted node, as the pod garbage collector of
+// kube-controller-manager does for a node that is gone (no kubelet will ever confirm their termination).
+func (p *Provider) deletePods(ctx context.Context, nodeName string) error {
+	var pods corev1.PodList
+	if err := p.client.List(ctx, &pods); err != nil {
+		return fmt.Errorf("sim: listing pods of deleted node %s: %w", nodeName, err)
+	}
+	for i := range pods.Items {
+		pod := &pods.Items[i]
+		if pod.Spec.NodeName != nodeName {
+			continue
+		}
+		if err := p.client.Delete(ctx, pod, client.GracePeriodSeconds(0)); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("sim: deleting pod %s/%s of deleted node %s: %w", pod.Namespace, pod.Name, nodeName, err)
+		}
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -19,10 +20,8 @@ func TestMain(m *testing.M) {
 
 func run(m *testing.M) int {
 	began := time.Now()
-	// The CRDs are not installed: deploy/crds/packwright.dev_nodeclaims.yaml is refused by kube-apiserver 1.37
-	// (a requirements CEL rule exceeds the cost budget), so the NodeClaim stays in memory, as the sim provider
-	// needs no more.
-	h, err := Start(context.Background(), Options{})
+	// The project's own CRDs, as deploy/ installs them: the controller watches NodePools and NodeClaims.
+	h, err := Start(context.Background(), Options{CRDDirectoryPaths: []string{filepath.Join("..", "..", "deploy", "crds")}})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "FAIL: e2e: %v\n", err)
 		return 1
