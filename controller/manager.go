@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -54,6 +55,9 @@ type Config struct {
 	UnavailableTTL time.Duration
 	// Observe is called with every provisioning result (tests, benchmarks).
 	Observe func(provisioning.Result)
+	// SkipNameValidation lets one process build several managers (tests that restart the controller), which
+	// controller-runtime otherwise refuses because their controllers' metrics would share names.
+	SkipNameValidation bool
 }
 
 // Scheme knows the core Kubernetes types and Packwright's.
@@ -109,6 +113,7 @@ func NewManager(ctx context.Context, cfg Config) (manager.Manager, error) {
 		LeaderElectionID:              "packwright-" + cfg.ClusterName,
 		LeaderElectionNamespace:       cfg.LeaderElectionNamespace,
 		LeaderElectionReleaseOnCancel: true,
+		Controller:                    ctrlconfig.Controller{SkipNameValidation: &cfg.SkipNameValidation},
 		Client: client.Options{Cache: &client.CacheOptions{
 			// Events are written, never read; leases are the elector's own business.
 			DisableFor: []client.Object{&corev1.Event{}},

@@ -3,10 +3,14 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 )
 
 // harness is the control plane shared by the package's tests.
@@ -20,6 +24,12 @@ func TestMain(m *testing.M) {
 
 func run(m *testing.M) int {
 	began := time.Now()
+	// The controllers' logs go to stderr when PACKWRIGHT_E2E_LOG is set; otherwise nowhere (they are many).
+	logs := io.Discard
+	if os.Getenv("PACKWRIGHT_E2E_LOG") != "" {
+		logs = os.Stderr
+	}
+	ctrllog.SetLogger(zap.New(zap.WriteTo(logs)))
 	// The project's own CRDs, as deploy/ installs them: the controller watches NodePools and NodeClaims.
 	h, err := Start(context.Background(), Options{CRDDirectoryPaths: []string{filepath.Join("..", "..", "deploy", "crds")}})
 	if err != nil {
