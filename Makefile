@@ -42,7 +42,9 @@ test:
 	echo "== go test -race"; $(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 bench:
-	@$(WITH_HIGHS) $(GO) test -run '^$$' -bench '$(BENCH)' -benchtime $(BENCHTIME) -benchmem $(PKGS)
+	@$(WITH_HIGHS) \
+	cp="$$(hack/install-control-plane.sh)"; export PACKWRIGHT_CONTROL_PLANE="$$cp"; \
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchtime $(BENCHTIME) -benchmem -timeout 60m $(PKGS)
 
 generate:
 	@if [ -x hack/generate.sh ]; then hack/generate.sh; fi

@@ -3,7 +3,9 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -40,7 +42,7 @@ type running struct {
 
 // startController starts a manager with the sim provider against the test control plane. unavailable offerings
 // fail to launch with insufficient capacity.
-func startController(t *testing.T, cat *catalog.Catalog, unavailable ...sim.Offering) *running {
+func startController(t testing.TB, cat *catalog.Catalog, unavailable ...sim.Offering) *running {
 	t.Helper()
 	r := &running{done: make(chan error, 1)}
 	mgr, err := controller.NewManager(context.Background(), controller.Config{
@@ -55,6 +57,13 @@ func startController(t *testing.T, cat *catalog.Catalog, unavailable ...sim.Offe
 			r.mu.Lock()
 			defer r.mu.Unlock()
 			r.plans = append(r.plans, res)
+			if os.Getenv("PACKWRIGHT_E2E_PLANS") != "" {
+				nn := 0
+				if res.Plan != nil {
+					nn = len(res.Plan.NewNodes)
+				}
+				fmt.Fprintf(os.Stderr, "%s plan: %d pending, %d new nodes, %d claims\n", time.Now().Format("15:04:05.000"), res.Pending, nn, len(res.NodeClaims))
+			}
 		},
 	})
 	if err != nil {
@@ -67,7 +76,7 @@ func startController(t *testing.T, cat *catalog.Catalog, unavailable ...sim.Offe
 }
 
 // stop stops the manager and waits for it.
-func (r *running) stop(t *testing.T) {
+func (r *running) stop(t testing.TB) {
 	t.Helper()
 	if r.cancel == nil {
 		return
@@ -121,7 +130,7 @@ type podShape struct {
 }
 
 // createPods creates the pods of every shape, labelled with the scenario.
-func createPods(ctx context.Context, t *testing.T, scenario string, shapes []podShape) []*corev1.Pod {
+func createPods(ctx context.Context, t testing.TB, scenario string, shapes []podShape) []*corev1.Pod {
 	t.Helper()
 	var pods []*corev1.Pod
 	for _, s := range shapes {
@@ -151,7 +160,7 @@ func createPods(ctx context.Context, t *testing.T, scenario string, shapes []pod
 }
 
 // waitAllBound waits until every pod of the scenario is bound to a node and returns how long that took.
-func waitAllBound(ctx context.Context, t *testing.T, scenario string, want int) time.Duration {
+func waitAllBound(ctx context.Context, t testing.TB, scenario string, want int) time.Duration {
 	t.Helper()
 	began := time.Now()
 	bound := 0
@@ -176,7 +185,7 @@ func waitAllBound(ctx context.Context, t *testing.T, scenario string, want int) 
 
 // cleanupScenario deletes the NodeClaims through the running controller (which drains and deletes the nodes),
 // then whatever is left, so that the next test starts from an empty cluster.
-func cleanupScenario(t *testing.T, scenario string, r *running) {
+func cleanupScenario(t testing.TB, scenario string, r *running) {
 	t.Helper()
 	bg := context.Background()
 	c := harness.Client
@@ -187,10 +196,11 @@ func cleanupScenario(t *testing.T, scenario string, r *running) {
 		if c.List(ctx, &claims) != nil || c.List(ctx, &nodes) != nil {
 			return false, nil
 		}
-		return len(claims.Items) == 0 && len(nodes.Items) == 0, nil
+		launched := slices.ContainsFunc(nodes.Items, func(n corev1.Node) bool { return strings.HasPrefix(n.Spec.ProviderID, sim.ProviderIDPrefix) })
+		return len(claims.Items) == 0 && !launched, nil
 	})
 	if err != nil {
-		t.Errorf("NodeClaims and Nodes not terminated by the controller: %v", err)
+		t.Errorf("NodeClaims and their Nodes not terminated by the controller: %v", err)
 	}
 	r.stop(t)
 	_ = c.DeleteAllOf(bg, &corev1.Pod{}, client.InNamespace(metav1.NamespaceDefault), client.MatchingLabels{scenarioLabel: scenario}, client.GracePeriodSeconds(0))
@@ -199,7 +209,7 @@ func cleanupScenario(t *testing.T, scenario string, r *running) {
 
 // clusterNodes returns the Nodes and NodeClaims, checking that they pair up one to one by providerID: no
 // instance was launched twice and none is orphaned.
-func clusterNodes(ctx context.Context, t *testing.T) ([]corev1.Node, map[string]*v1.NodeClaim) {
+func clusterNodes(ctx context.Context, t testing.TB) ([]corev1.Node, map[string]*v1.NodeClaim) {
 	t.Helper()
 	var nodes corev1.NodeList
 	var claims v1.NodeClaimList
@@ -233,7 +243,7 @@ func clusterNodes(ctx context.Context, t *testing.T) ([]corev1.Node, map[string]
 }
 
 // nodesCost is the catalog price of the nodes, by their labels.
-func nodesCost(t *testing.T, cat *catalog.Catalog, nodes []corev1.Node) float64 {
+func nodesCost(t testing.TB, cat *catalog.Catalog, nodes []corev1.Node) float64 {
 	t.Helper()
 	sum := 0.0
 	for _, n := range nodes {
