@@ -157,6 +157,11 @@ func NewManager(ctx context.Context, cfg Config) (manager.Manager, error) {
 	ncOpts := cfg.NodeClaim
 	ncOpts.Unavailable = unavail
 	ncOpts.OnCapacityError = prov.Trigger
+	if ncOpts.Evictor == nil {
+		if ncOpts.Evictor, err = nodeclaim.NewEvictor(mgr.GetConfig()); err != nil {
+			return nil, fmt.Errorf("controller: %w", err)
+		}
+	}
 	if err := nodeclaim.New(mgr.GetClient(), cloud, recorder, ncOpts).SetupWithManager(mgr); err != nil {
 		return nil, err
 	}

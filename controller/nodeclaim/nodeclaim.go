@@ -57,6 +57,8 @@ type Options struct {
 	// OnCapacityError is called after a claim is deleted for insufficient capacity, so that its pods are
 	// provisioned again without waiting for the next pod event.
 	OnCapacityError func()
+	// Evictor evicts pods when draining; see NewEvictor. Without one, the manager's client is used.
+	Evictor Evictor
 }
 
 func (o *Options) defaults() {

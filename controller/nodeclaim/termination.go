@@ -101,9 +101,7 @@ func (c *Controller) drain(ctx context.Context, claim *apiv1.NodeClaim, node *co
 		if forced {
 			continue
 		}
-		err := c.client.SubResource("eviction").Create(ctx, pod, &policyv1.Eviction{
-			ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace},
-		})
+		err := c.evict(ctx, pod)
 		switch {
 		case err == nil:
 			waiting++
@@ -111,9 +109,11 @@ func (c *Controller) drain(ctx context.Context, claim *apiv1.NodeClaim, node *co
 		case apierrors.IsTooManyRequests(err):
 			blocked++ // a PodDisruptionBudget allows no disruption now
 		default:
+			c.event(claim, corev1.EventTypeWarning, "DrainFailed", "Evicting pod %s/%s from node %s: %v", pod.Namespace, pod.Name, node.Name, err)
 			return false, fmt.Errorf("evict pod %s/%s from node %s: %w", pod.Namespace, pod.Name, node.Name, err)
 		}
 	}
+	log.FromContext(ctx).V(1).Info("draining", "node", node.Name, "pods", len(pods.Items), "waiting", waiting, "blocked", blocked)
 	if blocked > 0 {
 		c.event(claim, corev1.EventTypeWarning, "DrainBlocked", "%d pods on node %s cannot be evicted now (PodDisruptionBudget)", blocked, node.Name)
 	}
@@ -128,4 +128,15 @@ func mustLeave(pod *corev1.Pod) bool {
 	}
 	_, mirror := pod.Annotations[corev1.MirrorPodAnnotationKey]
 	return !mirror
+}
+
+// evict evicts pod through the configured Evictor or, without one, the controller-runtime client (whose
+// client-go retries a refused eviction before returning).
+func (c *Controller) evict(ctx context.Context, pod *corev1.Pod) error {
+	if c.opts.Evictor != nil {
+		return c.opts.Evictor.Evict(ctx, pod)
+	}
+	return c.client.SubResource("eviction").Create(ctx, pod, &policyv1.Eviction{
+		ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace},
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap/zapcore"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 )
@@ -29,7 +30,7 @@ func run(m *testing.M) int {
 	if os.Getenv("PACKWRIGHT_E2E_LOG") != "" {
 		logs = os.Stderr
 	}
-	ctrllog.SetLogger(zap.New(zap.WriteTo(logs)))
+	ctrllog.SetLogger(zap.New(zap.WriteTo(logs), zap.Level(zapcore.DebugLevel)))
 	// The project's own CRDs, as deploy/ installs them: the controller watches NodePools and NodeClaims.
 	h, err := Start(context.Background(), Options{CRDDirectoryPaths: []string{filepath.Join("..", "..", "deploy", "crds")}})
 	if err != nil {

@@ -12,8 +12,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -465,4 +467,89 @@ func tail(s string, n int) string {
 		return s
 	}
 	return s[len(s)-n:]
+}
+
+// TestTerminationRespectsPDB deletes the NodeClaims under pods that a PodDisruptionBudget protects: the Eviction
+// API refuses (no disruption is allowed), so the pods stay bound and the claims stay, held by their finalizer,
+// with a DrainBlocked event. Once the budget is gone, termination completes.
+func TestTerminationRespectsPDB(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	c := harness.Client
+	cat := catalog.KwokLike()
+	const scenario = "pdb"
+	r := startController(t, cat)
+	t.Cleanup(func() { cleanupScenario(t, scenario, r) })
+	createPods(ctx, t, scenario, []podShape{{name: "guarded", count: 6, cpu: "500m", mem: "1Gi"}})
+	waitAllBound(ctx, t, scenario, 6)
+	// No kubelet runs: mark the pods Running, as it would. The Eviction API ignores budgets for Pending pods.
+	var bound corev1.PodList
+	if err := c.List(ctx, &bound, client.MatchingLabels{scenarioLabel: scenario}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range bound.Items {
+		p := &bound.Items[i]
+		p.Status.Phase = corev1.PodRunning
+		p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionTrue})
+		if err := c.Status().Update(ctx, p); err != nil {
+			t.Fatalf("mark pod %s running: %v", p.Name, err)
+		}
+	}
+
+	zero := intstr.FromInt32(0)
+	pdb := &policyv1.PodDisruptionBudget{
+		ObjectMeta: metav1.ObjectMeta{Name: "guarded", Namespace: metav1.NamespaceDefault},
+		Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &zero,
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "guarded"}}},
+	}
+	if err := c.Create(ctx, pdb); err != nil {
+		t.Fatalf("create pdb: %v", err)
+	}
+	t.Cleanup(func() { _ = c.Delete(context.Background(), pdb) })
+	if err := c.DeleteAllOf(ctx, &v1.NodeClaim{}); err != nil {
+		t.Fatal(err)
+	}
+	// The drain retries every 5 s; give it two rounds, then everything must still be there.
+	blocked := false
+	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 15*time.Second, true, func(ctx context.Context) (bool, error) {
+		var events corev1.EventList
+		if err := c.List(ctx, &events); err != nil {
+			return false, nil
+		}
+		blocked = slices.ContainsFunc(events.Items, func(e corev1.Event) bool { return e.Reason == "DrainBlocked" })
+		return blocked, nil
+	})
+	if err != nil || !blocked {
+		t.Errorf("no DrainBlocked event on the NodeClaims: %v", err)
+	}
+	time.Sleep(6 * time.Second)
+	var pods corev1.PodList
+	if err := c.List(ctx, &pods, client.MatchingLabels{scenarioLabel: scenario}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp != nil || p.Spec.NodeName == "" {
+			t.Errorf("pod %s protected by a PDB was evicted (deleting %v, node %q)", p.Name, p.DeletionTimestamp, p.Spec.NodeName)
+		}
+	}
+	if len(pods.Items) != 6 {
+		t.Errorf("%d of 6 protected pods left", len(pods.Items))
+	}
+	var claims v1.NodeClaimList
+	if err := c.List(ctx, &claims); err != nil {
+		t.Fatal(err)
+	}
+	if len(claims.Items) == 0 {
+		t.Fatal("the nodeclaims were terminated although their pods could not be evicted")
+	}
+	for _, cl := range claims.Items {
+		if cl.DeletionTimestamp == nil {
+			t.Errorf("nodeclaim %s is not being deleted", cl.Name)
+		}
+	}
+	// Lift the budget: the drain goes through and the cleanup's wait sees the claims go.
+	if err := c.Delete(ctx, pdb); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d pods protected on %d draining nodes; DrainBlocked recorded", len(pods.Items), len(claims.Items))
 }
