@@ -30,12 +30,13 @@ vet:
 	@$(WITH_HIGHS) $(GO) vet $(PKGS)
 
 # test installs what the tests need (HiGHS, the moto EC2 emulator, a kube-apiserver/etcd control plane built from
-# its Go modules: about 20 minutes once, cached outside the clone), vets, checks the no-cgo build, then runs every
-# test with the race detector.
+# its Go modules: about 20 minutes once, cached outside the clone; the Helm CLI, about 5 minutes once), vets,
+# checks the no-cgo build, then runs every test with the race detector.
 test:
 	@$(WITH_HIGHS) \
 	moto="$$(hack/install-moto.sh)"; export PACKWRIGHT_MOTO_SERVER="$$moto"; \
 	cp="$$(hack/install-control-plane.sh)"; export PACKWRIGHT_CONTROL_PLANE="$$cp"; \
+	helm="$$(hack/install-helm.sh)"; export PACKWRIGHT_HELM="$$helm"; \
 	echo "== go vet"; $(GO) vet $(PKGS); \
 	echo "== CGO_ENABLED=0 build and HiGHS-less tests"; CGO_ENABLED=0 $(GO) build $(PKGS); \
 	CGO_ENABLED=0 $(GO) test -count=1 ./solver/highs/; \

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the deepcopy functions of api/ (zz_generated.deepcopy.go) and the CRD manifests in deploy/crds/
-# with controller-gen, pinned in hack/tools/go.mod. Running it twice changes nothing.
+# with controller-gen, pinned in hack/tools/go.mod, and copies the CRDs into the Helm chart's crds/ (deploy's
+# TestChartCRDsInSync fails when the copy is stale). Running it twice changes nothing.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -16,3 +17,8 @@ bin="$root/hack/tools/bin"
 rm -f deploy/crds/*.yaml
 mkdir -p deploy/crds
 "$bin/controller-gen" crd paths=./api/... output:crd:artifacts:config=deploy/crds
+# Helm installs CRDs only from the chart's own crds/ folder, so the chart keeps a copy.
+chart_crds=deploy/helm/packwright/crds
+rm -f "$chart_crds"/*.yaml
+mkdir -p "$chart_crds"
+cp deploy/crds/*.yaml "$chart_crds"/
