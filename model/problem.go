@@ -86,6 +86,9 @@ func (p *Problem) Validate() error {
 		add(nonNegative(name+": capacity", o.Capacity))
 		add(nonNegative(name+": allocatable", o.Allocatable))
 		add(validateTaints(name, o.Taints))
+		if o.MaxCount < 0 {
+			add(fmt.Errorf("%s: max count %d is negative (0 means unlimited)", name, o.MaxCount))
+		}
 		if z, ok := o.Labels[LabelZone]; ok && o.Zone != "" && z != o.Zone {
 			add(fmt.Errorf("%s: label %s=%s disagrees with zone %q", name, LabelZone, z, o.Zone))
 		}

@@ -203,6 +203,9 @@ type Offering struct {
 	// Labels include the well-known labels and the NodePool's labels (hostname excluded).
 	Labels map[string]string
 	Taints []Taint
+	// MaxCount caps how many nodes of this offering a plan may launch; 0 means unlimited. Consolidation turns
+	// every node it may remove into an offering with MaxCount 1 (keeping the node is "launching" it once).
+	MaxCount int
 }
 
 // BoundPod is a pod already running (or bound) on an existing node.

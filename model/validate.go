@@ -39,6 +39,7 @@ const (
 //     key, as below.
 //   - NodePool limits: for each pool in which the plan launches a node, the Capacity of its existing nodes
 //     plus its new nodes stays within every limited resource.
+//   - Offering counts: an offering with a positive MaxCount has at most that many new nodes.
 //   - Cost: Cost equals the sum of the new nodes' offering prices within CostRelTolerance (relative), and
 //     LowerBound <= Cost + BoundTolerance.
 //
@@ -105,6 +106,7 @@ func (pl *Plan) Validate(p *Problem) error {
 	c.checkHostPorts()
 	c.checkTopology()
 	c.checkLimits()
+	c.checkMaxCount()
 	c.checkCost()
 	return errors.Join(c.errs...)
 }
@@ -590,6 +592,26 @@ func (c *planCheck) checkLimits() {
 					FormatQuantity(name, total[name]), FormatQuantity(name, limit),
 					FormatQuantity(name, oldCap[name]), launched, FormatQuantity(name, newCap[name]))
 			}
+		}
+	}
+}
+
+// checkMaxCount checks that no offering with a positive MaxCount is launched more often than that.
+func (c *planCheck) checkMaxCount() {
+	used := make(map[int]int)
+	for n := 0; n < c.nNew; n++ {
+		if off := c.nodes[n].off; off >= 0 && c.p.Offerings[off].MaxCount > 0 {
+			used[off]++
+		}
+	}
+	offs := make([]int, 0, len(used))
+	for off := range used {
+		offs = append(offs, off)
+	}
+	slices.Sort(offs)
+	for _, off := range offs {
+		if o := &c.p.Offerings[off]; used[off] > o.MaxCount {
+			c.fail("offering %q: %d new nodes exceed its max count %d", o.ID, used[off], o.MaxCount)
 		}
 	}
 }

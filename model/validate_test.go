@@ -165,6 +165,23 @@ func TestValidateLimits(t *testing.T) {
 	})
 }
 
+func TestValidateMaxCount(t *testing.T) {
+	p := baseProblem(group("web", 4, 1000, nil))
+	p.Offerings[0].MaxCount = 1
+	p.Offerings[1].MaxCount = 2
+	runPlanCases(t, []planCase{
+		{"once", p, plan(p, nn(0, gc(0, 2)), nn(1, gc(0, 2))), ""},
+		{"at the limit", p, plan(p, nn(1, gc(0, 2)), nn(1, gc(0, 2))), ""},
+		{"unlimited offering", p, plan(p, nn(2, gc(0, 1)), nn(2, gc(0, 3))), ""},
+		{"twice", p, plan(p, nn(0, gc(0, 2)), nn(0, gc(0, 2))), `offering "small-a": 2 new nodes exceed its max count 1`},
+	})
+	bad := baseProblem(group("web", 1, 100, nil))
+	bad.Offerings[0].MaxCount = -1
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "max count -1 is negative") {
+		t.Fatalf("Problem.Validate with MaxCount -1: got %v", err)
+	}
+}
+
 func TestValidateCost(t *testing.T) {
 	p := baseProblem(group("web", 1, 100, nil))
 	withCost := func(cost, lb float64) *Plan {

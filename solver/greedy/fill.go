@@ -43,6 +43,9 @@ func (s *solver) potential(o int) *bin {
 // offerRules caps fit, the pods of group g a new node of offering o holds by capacity, by the pool limits
 // and the rules.
 func (s *solver) offerRules(g, o, fit int) (int, failure) {
+	if !s.countFits(o) {
+		return 0, failure{kind: failUsedUp, idx: o}
+	}
 	if ok, r := s.poolFits(o); !ok {
 		return 0, failure{kind: failPool, pool: s.offPool[o], res: r}
 	}

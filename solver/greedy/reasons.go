@@ -22,6 +22,7 @@ const (
 	failGuard
 	failOpenSpread
 	failPool
+	failUsedUp
 )
 
 // failure is one reason a node or offering was refused.
@@ -94,6 +95,8 @@ func (s *solver) describe(g int, f failure) string {
 			f.rule.desc, s.p.Groups[f.rule.owner].Name)
 	case failPool:
 		return fmt.Sprintf("nodepool %s: %s limit reached", s.pools[f.pool].name, f.res)
+	case failUsedUp:
+		return fmt.Sprintf("offering %s: all %d nodes it may launch are in use", s.p.Offerings[f.idx].ID, s.p.Offerings[f.idx].MaxCount)
 	}
 	return "no node or offering can take another pod"
 }

@@ -32,6 +32,8 @@ type solver struct {
 
 	pools   []poolState
 	offPool []int // per offering: index into pools, -1 for unlimited
+	// offUsed counts the open nodes of each offering with a MaxCount (nil until one opens).
+	offUsed []int
 
 	topo topology
 	rule []groupRules // per group
@@ -194,6 +196,9 @@ func (s *solver) initPools() {
 // poolFits reports whether one more node of offering o stays within its pool's limits, and if not, which
 // limited resource runs out.
 func (s *solver) poolFits(o int) (bool, model.ResourceName) {
+	if !s.countFits(o) {
+		return false, ""
+	}
 	pi := s.offPool[o]
 	if pi < 0 {
 		return true, ""
@@ -208,6 +213,12 @@ func (s *solver) poolFits(o int) (bool, model.ResourceName) {
 	return true, ""
 }
 
+// countFits reports whether one more node of offering o stays within its MaxCount.
+func (s *solver) countFits(o int) bool {
+	mc := s.p.Offerings[o].MaxCount
+	return mc <= 0 || s.offUsed == nil || s.offUsed[o] < mc
+}
+
 // poolFitsAfterSwap reports whether a node of offering cur may become one of offering o within the limits.
 func (s *solver) poolFitsAfterSwap(cur, o int) (bool, model.ResourceName) {
 	s.charge(cur, -1)
@@ -218,6 +229,12 @@ func (s *solver) poolFitsAfterSwap(cur, o int) (bool, model.ResourceName) {
 
 // charge adds (sign 1) or releases (sign -1) one node of offering o against its pool's limits.
 func (s *solver) charge(o int, sign int64) {
+	if s.p.Offerings[o].MaxCount > 0 {
+		if s.offUsed == nil {
+			s.offUsed = make([]int, len(s.p.Offerings))
+		}
+		s.offUsed[o] += int(sign)
+	}
 	pi := s.offPool[o]
 	if pi < 0 {
 		return

@@ -19,6 +19,15 @@ type class struct {
 	zone     int // -1 when zones do not matter
 	pool     int // -1 when the pool has no limits
 	groups   []int
+	// limit caps the class's new nodes (0: unlimited): the summed MaxCount of its members, which are offerings
+	// with a MaxCount, cheapest first. Such a class stands for those offerings only, priced at the cheapest, so
+	// the LP stays a relaxation; the plan hands each node a member of its own.
+	limit    int
+	members  []int
+	limitRow int
+	// dominated marks a limited class that a cheaper unlimited class dominates: it is never priced, but kept so
+	// that a warm plan using one of its members has a column under the limit row.
+	dominated bool
 }
 
 // buildClasses reduces the offerings to non-dominated classes.
@@ -57,7 +66,12 @@ func buildClasses(c *prep.Problem, active []int) []class {
 		if o.Pool >= 0 && limited[o.Pool] {
 			pool = o.Pool
 		}
+		limited := c.Src.Offerings[o.Index].MaxCount > 0
 		var sb strings.Builder
+		if limited {
+			// Limited offerings only share a class with each other: a class is either a count or unlimited.
+			sb.WriteString("limited|")
+		}
 		fmt.Fprint(&sb, zone, "|", pool, "|", o.Alloc, "|", groups)
 		if pool >= 0 {
 			fmt.Fprint(&sb, "|", o.Capacity)
@@ -67,10 +81,21 @@ func buildClasses(c *prep.Problem, active []int) []class {
 			if o.Price < cl.price {
 				cl.rep, cl.price = oi, o.Price
 			}
+			if limited {
+				cl.members = append(cl.members, oi)
+				cl.limit += c.Src.Offerings[o.Index].MaxCount
+			}
 			continue
 		}
-		byKey[key] = &class{rep: oi, price: o.Price, alloc: o.Alloc, capacity: o.Capacity, zone: zone, pool: pool, groups: groups}
+		cl := &class{rep: oi, price: o.Price, alloc: o.Alloc, capacity: o.Capacity, zone: zone, pool: pool, groups: groups}
+		if limited {
+			cl.members, cl.limit = []int{oi}, c.Src.Offerings[o.Index].MaxCount
+		}
+		byKey[key] = cl
 		order = append(order, key)
+	}
+	for _, cl := range byKey {
+		sort.SliceStable(cl.members, func(i, j int) bool { return c.Offerings[cl.members[i]].Price < c.Offerings[cl.members[j]].Price })
 	}
 	all := make([]class, 0, len(order))
 	for _, k := range order {
@@ -79,6 +104,7 @@ func buildClasses(c *prep.Problem, active []int) []class {
 	// Dominance: cheapest first, so a class can only be dominated by one earlier in the order (or an equal price).
 	sort.SliceStable(all, func(i, j int) bool { return all[i].price < all[j].price })
 	kept := make([]class, 0, len(all))
+	var shadowed []class
 	for _, a := range all {
 		dominated := false
 		for bi := range kept {
@@ -87,17 +113,22 @@ func buildClasses(c *prep.Problem, active []int) []class {
 				break
 			}
 		}
-		if !dominated {
+		switch {
+		case !dominated:
 			kept = append(kept, a)
+		case a.limit > 0:
+			a.dominated = true
+			shadowed = append(shadowed, a)
 		}
 	}
-	return kept
+	return append(kept, shadowed...)
 }
 
 // dominates reports whether b makes a redundant: no dearer, at least as large, compatible with every group a
-// is, in the same zone and pool, and using no more of the pool's limits.
+// is, in the same zone and pool, using no more of the pool's limits, and not limited in count itself.
 func dominates(b, a *class) bool {
-	if b.price > a.price || b.zone != a.zone || b.pool != a.pool {
+	// A limited class cannot stand in for another: it may run out.
+	if b.limit > 0 || b.dominated || b.price > a.price || b.zone != a.zone || b.pool != a.pool {
 		return false
 	}
 	for k := range a.alloc {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -150,6 +151,12 @@ func (m *master) build(ctx context.Context) error {
 			}
 		}
 	}
+	// A limited class (offerings with a MaxCount) launches at most its limit of nodes, over all its patterns.
+	for ci := range m.classes {
+		if cl := &m.classes[ci]; cl.limit > 0 {
+			cl.limitRow = row(-highs.Inf, float64(cl.limit))
+		}
+	}
 	if err := m.inst.Pass(ctx, &highs.Model{RowLower: lower, RowUpper: upper, RowStart: make([]int, len(lower)+1)}); err != nil {
 		return err
 	}
@@ -239,6 +246,9 @@ func (m *master) patternEntries(ci int, counts []unitCount) ([]int, []float64) {
 			rows, vals = append(rows, pr.row), append(vals, float64(cl.capacity[pr.k]))
 		}
 	}
+	if cl.limit > 0 {
+		rows, vals = append(rows, cl.limitRow), append(vals, 1)
+	}
 	return rows, vals
 }
 
@@ -299,6 +309,9 @@ func (m *master) addSingles(ctx context.Context) error {
 	byGroup := make([][]single, len(m.groups))
 	for ci := range m.classes {
 		cl := &m.classes[ci]
+		if cl.dominated {
+			continue
+		}
 		for _, g := range cl.groups {
 			i := m.mgOf[g]
 			it := item{max: min(m.groups[i].maxUnits, m.groups[i].units), req: m.groups[i].req}
@@ -391,10 +404,18 @@ func (m *master) addWarm(ctx context.Context, warm *model.Plan) (map[int]float64
 // classFor picks the cheapest class that can hold the pattern (same zone/pool when they matter); when none can,
 // it adds a class for the warm plan's own offering.
 func (m *master) classFor(uc []unitCount, usage prep.Vec, zone, pool, offering int) int {
+	// A node of a limited offering counts against its own class's limit, whatever is cheaper.
+	if m.c.Src.Offerings[m.c.Offerings[offering].Index].MaxCount > 0 {
+		for ci := range m.classes {
+			if slices.Contains(m.classes[ci].members, offering) {
+				return ci
+			}
+		}
+	}
 	best, bestPrice := -1, math.Inf(1)
 	for ci := range m.classes {
 		cl := &m.classes[ci]
-		if cl.price >= bestPrice || (cl.zone >= 0 && cl.zone != zone) || (cl.pool >= 0 && cl.pool != pool) || !usage.Fits(cl.alloc) {
+		if cl.limit > 0 || cl.price >= bestPrice || (cl.zone >= 0 && cl.zone != zone) || (cl.pool >= 0 && cl.pool != pool) || !usage.Fits(cl.alloc) {
 			continue
 		}
 		all := true
@@ -454,6 +475,10 @@ func (m *master) price(ctx context.Context, y []float64, opts Options, until tim
 					return
 				}
 				r := &out[ci]
+				if m.classes[ci].dominated {
+					r.done = true // a cheaper unlimited class prices every pattern lower
+					continue
+				}
 				r.items, r.constant = m.pricingItems(ci, y, conflict)
 				r.best, r.val, r.upper = knapsack(r.items, m.classes[ci].alloc, max(50, opts.PricingBudget*8/max(8, len(r.items))))
 				r.done = true
@@ -551,6 +576,9 @@ func (m *master) pricingItems(ci int, y []float64, conflict [][]int) ([]item, fl
 		if pr.pool == cl.pool {
 			constant += y[pr.row] * float64(cl.capacity[pr.k])
 		}
+	}
+	if cl.limit > 0 {
+		constant += y[cl.limitRow]
 	}
 	var items []item
 	local := map[int]int{}
@@ -658,12 +686,27 @@ func (m *master) plan(x []float64) *model.Plan {
 	for _, e := range nodes {
 		plan.Existing = append(plan.Existing, model.ExistingPlacement{Node: c.Nodes[e].Index, Pods: existing[e]})
 	}
+	nextMember := make([]int, len(m.classes)) // limited classes hand out their members in turn
+	memberUsed := map[int]int{}
 	for j, col := range m.cols {
 		if col.kind != colPattern || j >= len(x) {
 			continue
 		}
-		zone := m.classes[col.class].zone
+		cl := &m.classes[col.class]
+		zone := cl.zone
 		for r := count(x[j]); r > 0; r-- {
+			member := -1
+			if cl.limit > 0 {
+				// Members in turn, each as often as its MaxCount allows.
+				for nextMember[col.class] < len(cl.members) &&
+					memberUsed[cl.members[nextMember[col.class]]] >= c.Src.Offerings[c.Offerings[cl.members[nextMember[col.class]]].Index].MaxCount {
+					nextMember[col.class]++
+				}
+				if nextMember[col.class] >= len(cl.members) {
+					break // beyond the limit (only when HiGHS's tolerances allow it): the pods stay unplaced
+				}
+				member = cl.members[nextMember[col.class]]
+			}
 			var pods []unitCount
 			for _, uc := range col.counts {
 				if n := take(uc.mg, zone, uc.n); n > 0 {
@@ -673,7 +716,10 @@ func (m *master) plan(x []float64) *model.Plan {
 			if len(pods) == 0 {
 				break
 			}
-			oi := m.shrink(col.class, pods)
+			if member >= 0 {
+				memberUsed[member]++
+			}
+			oi := m.shrink(col.class, member, pods)
 			nn := model.NewNode{Offering: c.Offerings[oi].Index}
 			for _, uc := range pods {
 				nn.Pods = append(nn.Pods, model.GroupCount{Group: m.groups[uc.mg].g, Count: uc.n * m.groups[uc.mg].ppu})
@@ -752,8 +798,9 @@ func (m *master) zoneQuotas(x []float64) [][]int {
 }
 
 // shrink returns the cheapest offering that holds pods, compatible with each of their groups, in the class's
-// zone and pool where those matter.
-func (m *master) shrink(ci int, pods []unitCount) int {
+// zone and pool where those matter: member (an offering of a limited class, -1 for none) or the class's
+// representative, or a cheaper offering without a MaxCount (another limited offering may be in use already).
+func (m *master) shrink(ci, member int, pods []unitCount) int {
 	c := m.c
 	cl := &m.classes[ci]
 	usage := make(prep.Vec, len(c.Res))
@@ -763,10 +810,13 @@ func (m *master) shrink(ci int, pods []unitCount) int {
 		}
 	}
 	best, bestPrice := cl.rep, cl.price
-	rep := &c.Offerings[cl.rep]
+	if member >= 0 {
+		best, bestPrice = member, c.Offerings[member].Price
+	}
+	rep := &c.Offerings[best]
 	for oi := range c.Offerings {
 		o := &c.Offerings[oi]
-		if o.Price >= bestPrice || !usage.Fits(o.Alloc) {
+		if o.Price >= bestPrice || !usage.Fits(o.Alloc) || c.Src.Offerings[o.Index].MaxCount > 0 {
 			continue
 		}
 		if m.zones && o.Zone != rep.Zone {

@@ -3,6 +3,7 @@ package mip
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/packwright/packwright/model"
 	"github.com/packwright/packwright/solver/greedy"
@@ -64,6 +65,24 @@ func complete(p *model.Problem, partial *model.Plan) (*model.Plan, error) {
 		for _, gc := range nn.Pods {
 			if err := bind(first+k, gc); err != nil {
 				return nil, err
+			}
+		}
+	}
+	// Offerings with a MaxCount that the partial plan used up must not be launched again: with no allocatable
+	// (not even a pod slot) no group is compatible with them.
+	used := map[int]int{}
+	for _, nn := range partial.NewNodes {
+		if p.Offerings[nn.Offering].MaxCount > 0 {
+			used[nn.Offering]++
+		}
+	}
+	if len(used) > 0 {
+		r.Offerings = slices.Clone(p.Offerings)
+		for oi, n := range used {
+			if o := &r.Offerings[oi]; n >= o.MaxCount {
+				o.Allocatable = model.Resources{}
+			} else {
+				o.MaxCount -= n
 			}
 		}
 	}

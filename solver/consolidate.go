@@ -1,0 +1,353 @@
+package solver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/packwright/packwright/model"
+)
+
+// Consolidation defaults.
+const (
+	// DefaultMoveCost is the tie-breaking cost of moving one pod, in USD per hour: keeping a node is worth this
+	// much per pod it keeps in place, so a plan moves pods only for a saving larger than that.
+	DefaultMoveCost = 0.0001
+	// DefaultMinSaving is the least hourly saving (USD) for which a consolidation acts.
+	DefaultMinSaving = 0.01
+)
+
+// ConsolidationInput is a cluster prepared for consolidation. Problem holds the nodes that stay whatever
+// happens (with their pods bound), the offerings that may be launched, the pools and zones, and, as Groups,
+// the movable pods of the candidate nodes. Candidates are the nodes that may be removed or replaced; their
+// Pods are the pods that go with the node (DaemonSet pods), never moved. Origin maps every movable pod to
+// the index of the candidate it runs on.
+type ConsolidationInput struct {
+	Problem    model.Problem
+	Candidates []model.ExistingNode
+	Origin     map[model.PodRef]int
+}
+
+// ConsolidationOptions configure Consolidate.
+type ConsolidationOptions struct {
+	Solve Options
+	// MoveCost is USD per hour per moved pod (default DefaultMoveCost; negative means 0).
+	MoveCost float64
+	// MinSaving is the least hourly saving in USD for which the plan acts (default DefaultMinSaving; negative 0).
+	MinSaving float64
+	// MaxRemoved caps, per NodePool name, how many of its candidates one consolidation may remove (missing:
+	// no cap). It is enforced by re-solving: the removed candidates beyond the cap that save least (the
+	// cheapest) are pinned, kept as they are, and the rest is solved again, up to maxBudgetRounds times.
+	MaxRemoved map[string]int
+}
+
+// maxBudgetRounds bounds the re-solves that disruption budgets cause.
+const maxBudgetRounds = 4
+
+// Move is one pod that the plan moves: from a candidate node to a kept node or a new one.
+type Move struct {
+	Pod  model.PodRef
+	From string
+	// To is a node name, or "new-N" for the plan's N-th new node.
+	To string
+}
+
+// Consolidation is Consolidate's answer. When Act is false the cluster stays as it is (Reason says why) and
+// CostAfter equals CostBefore.
+type Consolidation struct {
+	Act    bool
+	Reason string
+	// Kept and Removed name the candidate nodes; NewNodes are launched (offerings of the input's Problem).
+	Kept, Removed []string
+	NewNodes      []model.NewNode
+	Moves         []Move
+	// Costs are hourly USD over the whole cluster (candidates and the nodes that stay). LowerBound is a proven
+	// lower bound on CostAfter over every valid consolidation of these candidates.
+	CostBefore, CostAfter, Saving, LowerBound float64
+	Status                                    model.Status
+	Duration                                  time.Duration
+	// Model and Plan are the problem actually solved (candidates as one-off offerings after the input's
+	// offerings) and its validated plan.
+	Model *model.Problem
+	Plan  *model.Plan
+}
+
+// Gap is (CostAfter-LowerBound)/CostAfter.
+func (c *Consolidation) Gap() float64 {
+	if c.CostAfter <= 0 {
+		return 0
+	}
+	return math.Max(0, (c.CostAfter-c.LowerBound)/c.CostAfter)
+}
+
+// Consolidate decides which candidate nodes to keep, which to remove and what to launch instead, in one solve:
+// every candidate becomes an offering with MaxCount 1 (keeping it is "launching" it once) at its own price
+// less MoveCost per movable pod on it (the moves its removal forces), and its movable pods become pending.
+// The portfolio's plan, validated, says which candidates are kept; its lower bound, plus the cost of the
+// nodes that stay, bounds the cost after. Below MinSaving the answer is no action.
+func Consolidate(ctx context.Context, in *ConsolidationInput, opts ConsolidationOptions) (*Consolidation, error) {
+	began := time.Now()
+	if in == nil {
+		return nil, errors.New("consolidate: nil input")
+	}
+	var firstBound float64
+	for round := 0; ; round++ {
+		res, err := consolidateOnce(ctx, in, opts)
+		if err != nil {
+			return nil, err
+		}
+		// Pinning only restricts the problem: the first round's bound holds for every later one.
+		if round == 0 {
+			firstBound = res.LowerBound
+		}
+		res.LowerBound = math.Min(firstBound, res.CostAfter)
+		res.Duration = time.Since(began)
+		pinned := overBudget(in, res, opts.MaxRemoved)
+		if len(pinned) == 0 {
+			return res, nil
+		}
+		if round+1 >= maxBudgetRounds {
+			return nil, fmt.Errorf("consolidate: disruption budgets still exceeded after %d solves", maxBudgetRounds)
+		}
+		in = pin(in, pinned)
+	}
+}
+
+// overBudget returns the candidates (by name) to pin so that no pool loses more than its budget: in each pool
+// over budget, the cheapest removed candidates beyond it.
+func overBudget(in *ConsolidationInput, res *Consolidation, budget map[string]int) map[string]bool {
+	if !res.Act || len(budget) == 0 {
+		return nil
+	}
+	byName := map[string]*model.ExistingNode{}
+	for i := range in.Candidates {
+		byName[in.Candidates[i].Name] = &in.Candidates[i]
+	}
+	perPool := map[string][]*model.ExistingNode{}
+	for _, name := range res.Removed {
+		n := byName[name]
+		perPool[n.NodePool] = append(perPool[n.NodePool], n)
+	}
+	pinned := map[string]bool{}
+	for pool, nodes := range perPool {
+		b, ok := budget[pool]
+		if !ok || len(nodes) <= b {
+			continue
+		}
+		slices.SortStableFunc(nodes, func(a, c *model.ExistingNode) int { return cmpFloat(c.Price, a.Price) })
+		for _, n := range nodes[max(b, 0):] {
+			pinned[n.Name] = true
+		}
+	}
+	return pinned
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// pin returns in with the named candidates turned into nodes that stay, their movable pods bound to them.
+func pin(in *ConsolidationInput, names map[string]bool) *ConsolidationInput {
+	out := &ConsolidationInput{Problem: in.Problem, Origin: map[model.PodRef]int{}}
+	out.Problem.Nodes = slices.Clone(in.Problem.Nodes)
+	newIdx := make([]int, len(in.Candidates))
+	nodeOf := make([]int, len(in.Candidates))
+	for ci, n := range in.Candidates {
+		newIdx[ci], nodeOf[ci] = -1, -1
+		if names[n.Name] {
+			n.Pods = slices.Clone(n.Pods)
+			nodeOf[ci] = len(out.Problem.Nodes)
+			out.Problem.Nodes = append(out.Problem.Nodes, n)
+			continue
+		}
+		newIdx[ci] = len(out.Candidates)
+		out.Candidates = append(out.Candidates, n)
+	}
+	out.Problem.Groups = slices.Clone(in.Problem.Groups)
+	for g := range out.Problem.Groups {
+		grp := &out.Problem.Groups[g]
+		var stay []model.PodRef
+		for _, ref := range grp.Pods {
+			ci := in.Origin[ref]
+			if e := nodeOf[ci]; e >= 0 {
+				n := &out.Problem.Nodes[e]
+				n.Pods = append(n.Pods, model.BoundPod{Ref: ref, Labels: grp.Labels, Requests: grp.Requests,
+					HostPorts: grp.HostPorts, PodAntiAffinity: grp.PodAntiAffinity})
+				continue
+			}
+			stay = append(stay, ref)
+			out.Origin[ref] = newIdx[ci]
+		}
+		grp.Pods = stay
+	}
+	// Groups left without pods are dropped: a plan cannot place zero pods.
+	out.Problem.Groups = slices.DeleteFunc(out.Problem.Groups, func(g model.PodGroup) bool { return len(g.Pods) == 0 })
+	return out
+}
+
+// consolidateOnce is one solve of Consolidate, without budgets.
+func consolidateOnce(ctx context.Context, in *ConsolidationInput, opts ConsolidationOptions) (*Consolidation, error) {
+	began := time.Now()
+	if opts.MoveCost == 0 {
+		opts.MoveCost = DefaultMoveCost
+	}
+	if opts.MinSaving == 0 {
+		opts.MinSaving = DefaultMinSaving
+	}
+	opts.MoveCost, opts.MinSaving = math.Max(0, opts.MoveCost), math.Max(0, opts.MinSaving)
+
+	p := in.Problem
+	p.Offerings = slices.Clone(in.Problem.Offerings)
+	movable := make([]int, len(in.Candidates))
+	for ref, ci := range in.Origin {
+		if ci < 0 || ci >= len(in.Candidates) {
+			return nil, fmt.Errorf("consolidate: pod %s: candidate index %d out of range", ref, ci)
+		}
+		movable[ci]++
+	}
+	first := len(p.Offerings)
+	staying := 0.0
+	for _, n := range in.Problem.Nodes {
+		staying += n.Price
+	}
+	before := staying
+	for ci := range in.Candidates {
+		n := &in.Candidates[ci]
+		before += n.Price
+		alloc := n.Allocatable.Clone()
+		for _, bp := range n.Pods { // pods that go with the node take their room on it
+			for k, v := range bp.Requests {
+				if k != model.Pods {
+					alloc[k] -= v
+				}
+			}
+			alloc[model.Pods] -= max(1, bp.Requests[model.Pods])
+		}
+		for k, v := range alloc {
+			alloc[k] = max(v, 0)
+		}
+		labels := make(map[string]string, len(n.Labels))
+		for k, v := range n.Labels {
+			if k != model.LabelHostname {
+				labels[k] = v
+			}
+		}
+		// The stay bonus is at most half the price, so a kept node always costs something.
+		price := math.Max(n.Price-opts.MoveCost*float64(movable[ci]), n.Price/2)
+		p.Offerings = append(p.Offerings, model.Offering{ID: "node/" + n.Name, NodePool: n.NodePool,
+			InstanceType: n.InstanceType, Zone: n.Zone, CapacityType: n.CapacityType, Price: price,
+			Capacity: n.Capacity, Allocatable: alloc, Labels: labels, Taints: n.Taints, MaxCount: 1})
+	}
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("consolidate: %w", err)
+	}
+	plan, err := Solve(ctx, &p, opts.Solve)
+	if err != nil {
+		return nil, fmt.Errorf("consolidate: %w", err)
+	}
+	if err := plan.Validate(&p); err != nil {
+		return nil, fmt.Errorf("consolidate: plan rejected by validation: %w", err)
+	}
+	out := &Consolidation{CostBefore: before, Status: plan.Status, Model: &p, Plan: plan}
+	// The solved objective prices kept candidates at or below their price, so its bound bounds the real cost.
+	out.LowerBound = staying + plan.LowerBound
+	kept := make([]bool, len(in.Candidates))
+	after := staying
+	type placement struct {
+		name string
+		ci   int
+		pods []model.GroupCount
+	}
+	var places []placement
+	for _, nn := range plan.NewNodes {
+		if ci := nn.Offering - first; ci >= 0 {
+			kept[ci] = true
+			after += in.Candidates[ci].Price
+			places = append(places, placement{in.Candidates[ci].Name, ci, nn.Pods})
+		} else {
+			after += p.Offerings[nn.Offering].Price
+			out.NewNodes = append(out.NewNodes, nn)
+			places = append(places, placement{fmt.Sprintf("new-%d", len(out.NewNodes)-1), -1, nn.Pods})
+		}
+	}
+	for _, ep := range plan.Existing {
+		places = append(places, placement{p.Nodes[ep.Node].Name, -1, ep.Pods})
+	}
+	// Name the pods: first every kept candidate keeps as many of its own pods of each group as the plan puts
+	// there, then the remaining counts take the pods left over, which are the moves.
+	assigned := map[model.PodRef]bool{}
+	need := make([][]model.GroupCount, len(places))
+	for i, pl := range places {
+		for _, gc := range pl.pods {
+			left := gc.Count
+			if pl.ci >= 0 {
+				for _, ref := range p.Groups[gc.Group].Pods {
+					if left > 0 && !assigned[ref] && in.Origin[ref] == pl.ci {
+						assigned[ref] = true
+						left--
+					}
+				}
+			}
+			if left > 0 {
+				need[i] = append(need[i], model.GroupCount{Group: gc.Group, Count: left})
+			}
+		}
+	}
+	next := make([]int, len(p.Groups))
+	for i, pl := range places {
+		for _, gc := range need[i] {
+			pods := p.Groups[gc.Group].Pods
+			for left := gc.Count; left > 0 && next[gc.Group] < len(pods); next[gc.Group]++ {
+				ref := pods[next[gc.Group]]
+				if assigned[ref] {
+					continue
+				}
+				assigned[ref] = true
+				left--
+				out.Moves = append(out.Moves, Move{Pod: ref, From: in.Candidates[in.Origin[ref]].Name, To: pl.name})
+			}
+		}
+	}
+	for ci, n := range in.Candidates {
+		if kept[ci] {
+			out.Kept = append(out.Kept, n.Name)
+		} else {
+			out.Removed = append(out.Removed, n.Name)
+		}
+	}
+	out.CostAfter = after
+	out.Saving = before - after
+	out.LowerBound = math.Min(out.LowerBound, after)
+	switch {
+	case len(plan.Unschedulable) > 0:
+		out.Reason = fmt.Sprintf("the plan leaves %d groups' pods without a node", len(plan.Unschedulable))
+	case out.Saving < opts.MinSaving:
+		out.Reason = fmt.Sprintf("saving $%.4f/h is below the threshold $%.4f/h", out.Saving, opts.MinSaving)
+	default:
+		out.Act = true
+	}
+	if !out.Act {
+		out.Kept, out.Removed, out.NewNodes, out.Moves = candidateNames(in.Candidates), nil, nil, nil
+		out.CostAfter, out.Saving = before, 0
+		out.LowerBound = math.Min(out.LowerBound, before)
+	}
+	out.Duration = time.Since(began)
+	return out, nil
+}
+
+func candidateNames(ns []model.ExistingNode) []string {
+	out := make([]string, len(ns))
+	for i := range ns {
+		out[i] = ns[i].Name
+	}
+	return out
+}
