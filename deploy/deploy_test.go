@@ -243,7 +243,8 @@ func TestHelmChart(t *testing.T) {
 	}
 
 	t.Run("values", func(t *testing.T) {
-		objs, err := renderChart(t, "pw", "kube-system", "clusterName=prod", "cloudProvider=aws", "region=eu-west-1",
+		objs, err := renderChart(t, "pw", "kube-system", "clusterName=prod", "cloudProvider=aws", "region=eu-west-1", "aws.launchTemplate=packwright-nodes",
+			"aws.subnets=eu-west-1a=subnet-1",
 			"serviceAccount.annotations.eks\\.amazonaws\\.com/role-arn=arn:aws:iam::111122223333:role/packwright",
 			"replicas=3", "podDisruptionBudget.enabled=false", "serviceMonitor.enabled=true", "solveDeadline=2s",
 			"nodeSelector.role=system")
@@ -272,10 +273,16 @@ func TestHelmChart(t *testing.T) {
 			env[e.Name] = e.Value
 		}
 		for k, v := range map[string]string{"PACKWRIGHT_CLUSTER_NAME": "prod", "PACKWRIGHT_CLOUD_PROVIDER": "aws",
-			"PACKWRIGHT_REGION": "eu-west-1", "PACKWRIGHT_SOLVE_DEADLINE": "2s"} {
+			"PACKWRIGHT_REGION": "eu-west-1", "PACKWRIGHT_SOLVE_DEADLINE": "2s", "PACKWRIGHT_AWS_LAUNCH_TEMPLATE": "packwright-nodes",
+			"PACKWRIGHT_AWS_LAUNCH_METHOD": "fleet", "PACKWRIGHT_AWS_SUBNETS": "eu-west-1a=subnet-1"} {
 			if env[k] != v {
 				t.Errorf("env %s=%q, want %q", k, env[k], v)
 			}
+		}
+	})
+	t.Run("aws.launchTemplate required", func(t *testing.T) {
+		if _, err := renderChart(t, "pw", "packwright", "clusterName=prod", "cloudProvider=aws"); err == nil || !strings.Contains(err.Error(), "aws.launchTemplate is required") {
+			t.Errorf("rendering aws without a launch template: %v, want aws.launchTemplate is required", err)
 		}
 	})
 	t.Run("clusterName required", func(t *testing.T) {

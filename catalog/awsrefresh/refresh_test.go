@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
 	"github.com/packwright/packwright/catalog"
+	"github.com/packwright/packwright/internal/moto"
 )
 
 // testTypes are asked of moto: general, arm64, GPU (with a four-card network), burstable, and a Mac that
@@ -209,7 +210,7 @@ func TestRefreshErrors(t *testing.T) {
 		t.Errorf("refresh against a server without the Price List API: %v", err)
 	}
 	// An EC2 endpoint nobody listens on fails with the EC2 call named.
-	port, perr := freePort()
+	port, perr := moto.FreePort()
 	if perr != nil {
 		t.Fatal(perr)
 	}

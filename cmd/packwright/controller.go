@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -19,6 +22,7 @@ import (
 
 	"github.com/packwright/packwright/catalog"
 	"github.com/packwright/packwright/cloudprovider"
+	awsprovider "github.com/packwright/packwright/cloudprovider/aws"
 	"github.com/packwright/packwright/cloudprovider/sim"
 	"github.com/packwright/packwright/cluster"
 	"github.com/packwright/packwright/controller"
@@ -46,8 +50,10 @@ func runController(ctx context.Context, args []string, stdout, stderr io.Writer)
 	kubeconfig := fs.String("kubeconfig", "", "kubeconfig file (default: in-cluster configuration)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error (logs are JSON)")
 	simReady := fs.Duration("sim-ready-delay", 5*time.Second, "sim provider: time until a new node is Ready")
-	fs.String("aws-launch-template", "", "aws provider: launch template name")
-	fs.String("aws-launch-method", "fleet", "aws provider: fleet or run-instances")
+	launchTemplate := fs.String("aws-launch-template", "", "aws provider: launch template name (required for aws)")
+	launchMethod := fs.String("aws-launch-method", awsprovider.LaunchFleet, "aws provider: fleet (CreateFleet instant) or run-instances")
+	subnets := fs.String("aws-subnets", "", "aws provider: zone=subnet-id pairs, comma separated (default: each zone's default subnet)")
+	endpoint := fs.String("aws-endpoint", "", "aws provider: EC2 endpoint URL override, e.g. a local emulator")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: packwright controller [flags]\n\nRuns the in-cluster autoscaler. Every flag may be set as PACKWRIGHT_<FLAG> in the environment.\n\nFlags:")
 		fs.PrintDefaults()
@@ -99,8 +105,12 @@ func runController(ctx context.Context, args []string, stdout, stderr io.Writer)
 		cfg.NewCloudProvider = func(c client.Client) (cloudprovider.CloudProvider, error) {
 			return sim.New(c, sim.Options{ReadyDelay: *simReady, Describe: DescribeFromCatalog(cat)}), nil
 		}
-	case "aws":
-		return fmt.Errorf("--cloud-provider aws: the EC2 provider is not wired into this build yet; use --cloud-provider sim")
+	case awsprovider.Name:
+		p, err := newAWSProvider(ctx, *clusterName, *region, *launchTemplate, *launchMethod, *subnets, *endpoint, cat)
+		if err != nil {
+			return fmt.Errorf("--cloud-provider aws: %w", err)
+		}
+		cfg.CloudProvider = p
 	default:
 		return fmt.Errorf("--cloud-provider %q: want sim or aws", *provider)
 	}
@@ -138,4 +148,36 @@ func DescribeFromCatalog(cat *catalog.Catalog) func(string, string, string) (map
 		}
 		return it.Labels(cat.Region, zone, capacityType, ""), provisioning.ResourceList(it.Capacity(nil)), provisioning.ResourceList(it.Allocatable(nil)), true
 	}
+}
+
+// newAWSProvider builds the EC2 provider from the SDK's default credential chain (IRSA, pod identity, instance
+// profile, environment) and the flags.
+func newAWSProvider(ctx context.Context, clusterName, region, launchTemplate, method, subnets, endpoint string, cat *catalog.Catalog) (*awsprovider.Provider, error) {
+	if region == "" {
+		return nil, errors.New("--region (or AWS_REGION) is required")
+	}
+	zoneSubnets := map[string]string{}
+	for _, pair := range strings.Split(subnets, ",") {
+		if pair = strings.TrimSpace(pair); pair == "" {
+			continue
+		}
+		zone, subnet, ok := strings.Cut(pair, "=")
+		if !ok || zone == "" || subnet == "" {
+			return nil, fmt.Errorf("--aws-subnets: %q is not zone=subnet-id", pair)
+		}
+		zoneSubnets[zone] = subnet
+	}
+	awsCfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion(region))
+	if err != nil {
+		return nil, fmt.Errorf("load AWS configuration: %w", err)
+	}
+	client := ec2.NewFromConfig(awsCfg, func(o *ec2.Options) {
+		if endpoint != "" {
+			o.BaseEndpoint = &endpoint
+		}
+	})
+	return awsprovider.New(client, awsprovider.Options{
+		ClusterName: clusterName, LaunchTemplate: launchTemplate, LaunchMethod: method, Subnets: zoneSubnets,
+		Describe: DescribeFromCatalog(cat),
+	})
 }
