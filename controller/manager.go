@@ -21,6 +21,7 @@ import (
 	apiv1 "github.com/packwright/packwright/api/v1"
 	"github.com/packwright/packwright/catalog"
 	"github.com/packwright/packwright/cloudprovider"
+	"github.com/packwright/packwright/controller/disruption"
 	"github.com/packwright/packwright/controller/nodeclaim"
 	"github.com/packwright/packwright/controller/provisioning"
 	"github.com/packwright/packwright/controller/unavailable"
@@ -55,6 +56,10 @@ type Config struct {
 	UnavailableTTL time.Duration
 	// Observe is called with every provisioning result (tests, benchmarks).
 	Observe func(provisioning.Result)
+	// Disruption configures consolidation (interval, deadline, move cost, minimum saving); its Catalog is set
+	// from Catalog. DisableDisruption turns consolidation off.
+	Disruption        disruption.Options
+	DisableDisruption bool
 	// SkipNameValidation lets one process build several managers (tests that restart the controller), which
 	// controller-runtime otherwise refuses because their controllers' metrics would share names.
 	SkipNameValidation bool
@@ -164,6 +169,13 @@ func NewManager(ctx context.Context, cfg Config) (manager.Manager, error) {
 	}
 	if err := nodeclaim.New(mgr.GetClient(), cloud, recorder, ncOpts).SetupWithManager(mgr); err != nil {
 		return nil, err
+	}
+	if !cfg.DisableDisruption {
+		dopts := cfg.Disruption
+		dopts.Catalog = cfg.Catalog
+		if err := mgr.Add(disruption.New(mgr.GetClient(), recorder, prov, dopts)); err != nil {
+			return nil, fmt.Errorf("controller: disruption: %w", err)
+		}
 	}
 	return mgr, nil
 }

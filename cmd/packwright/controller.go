@@ -26,6 +26,7 @@ import (
 	"github.com/packwright/packwright/cloudprovider/sim"
 	"github.com/packwright/packwright/cluster"
 	"github.com/packwright/packwright/controller"
+	"github.com/packwright/packwright/controller/disruption"
 	"github.com/packwright/packwright/controller/provisioning"
 	"github.com/packwright/packwright/solver"
 )
@@ -49,6 +50,9 @@ func runController(ctx context.Context, args []string, stdout, stderr io.Writer)
 	leaderNS := fs.String("leader-election-namespace", "", "namespace of the leader-election lease (default: the pod's)")
 	kubeconfig := fs.String("kubeconfig", "", "kubeconfig file (default: in-cluster configuration)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error (logs are JSON)")
+	consolidation := fs.Bool("consolidation", true, "consolidate: remove and replace nodes to lower the cluster's cost")
+	consolidationInterval := fs.Duration("consolidation-interval", 30*time.Second, "time between consolidation decisions")
+	consolidationDeadline := fs.Duration("consolidation-deadline", 5*time.Second, "deadline of each consolidation solve")
 	simReady := fs.Duration("sim-ready-delay", 5*time.Second, "sim provider: time until a new node is Ready")
 	launchTemplate := fs.String("aws-launch-template", "", "aws provider: launch template name (required for aws)")
 	launchMethod := fs.String("aws-launch-method", awsprovider.LaunchFleet, "aws provider: fleet (CreateFleet instant) or run-instances")
@@ -99,6 +103,8 @@ func runController(ctx context.Context, args []string, stdout, stderr io.Writer)
 		BatchIdle: *batchIdle, BatchMax: *batchMax,
 		MetricsAddr: *metricsAddr, ProbeAddr: *probeAddr,
 		LeaderElection: *leaderElect, LeaderElectionNamespace: *leaderNS,
+		DisableDisruption: !*consolidation,
+		Disruption:        disruption.Options{Interval: *consolidationInterval, Deadline: *consolidationDeadline},
 	}
 	switch *provider {
 	case sim.Name:

@@ -19,7 +19,7 @@ type command struct {
 
 var commands = map[string]command{
 	"version":    {summary: "print the version and the linked HiGHS", run: runVersion},
-	"plan":       {summary: "what-if: plan the nodes for a cluster snapshot's pending pods (table or JSON)", run: runPlan},
+	"plan":       {summary: "what-if: plan the nodes for a cluster snapshot's pending pods, or with --consolidate the nodes to remove (table or JSON)", run: runPlan},
 	"bench":      {summary: "run the benchmark suite and write a report with charts", run: runBench},
 	"controller": {summary: "run the in-cluster autoscaler (controller-runtime manager)", run: runController},
 }

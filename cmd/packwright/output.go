@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/packwright/packwright/cluster"
 	"github.com/packwright/packwright/model"
+	"github.com/packwright/packwright/solver"
 )
 
 // hoursPerMonth is the month that monthly costs assume, as cloud price lists do (365 × 24 / 12).
@@ -520,6 +522,282 @@ func writeJSON(w io.Writer, r *tableReport) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(buildJSON(r)); err != nil {
+		return fmt.Errorf("write JSON: %w", err)
+	}
+	return nil
+}
+
+// consolidationReport is a consolidation laid out for output; table and JSON both render it.
+type consolidationReport struct {
+	input, catalog string
+	candidates     int
+	movable        int
+	offerings      int
+	res            *solver.Consolidation
+	removed        []removedView
+	newNodes       []newNodeView
+	moves          []solver.Move
+	not            []cluster.NotCandidate
+	issues         []cluster.Issue
+}
+
+// removedView is a candidate the plan removes. Its action is "replace" when some of its pods go to new nodes,
+// "delete" when they all fit on nodes that stay.
+type removedView struct {
+	node      model.ExistingNode
+	action    string
+	podsMoved int
+}
+
+// newNodeView is a node the plan launches, named new-1, new-2, ... as in plan output.
+type newNodeView struct {
+	name     string
+	offering model.Offering
+	pods     []model.PodRef
+}
+
+// newNodeName turns the solver's zero-based "new-N" into the one-based name plan output uses.
+func newNodeName(to string) string {
+	if n, err := strconv.Atoi(strings.TrimPrefix(to, "new-")); err == nil && strings.HasPrefix(to, "new-") {
+		return fmt.Sprintf("new-%d", n+1)
+	}
+	return to
+}
+
+func newConsolidationReport(input, catalog string, in *cluster.Consolidation, res *solver.Consolidation, not []cluster.NotCandidate, issues []cluster.Issue) *consolidationReport {
+	r := &consolidationReport{input: input, catalog: catalog, candidates: len(in.Candidates), movable: len(in.Origin),
+		offerings: len(in.Problem.Offerings), res: res, not: not, issues: issues}
+	for _, m := range res.Moves {
+		m.To = newNodeName(m.To)
+		r.moves = append(r.moves, m)
+	}
+	for i, nn := range res.NewNodes {
+		nv := newNodeView{name: fmt.Sprintf("new-%d", i+1)}
+		if res.Model != nil {
+			nv.offering = *offeringAt(res.Model, nn.Offering)
+		}
+		for _, m := range r.moves {
+			if m.To == nv.name {
+				nv.pods = append(nv.pods, m.Pod)
+			}
+		}
+		r.newNodes = append(r.newNodes, nv)
+	}
+	byName := map[string]model.ExistingNode{}
+	for _, c := range in.Candidates {
+		byName[c.Name] = c
+	}
+	for _, name := range res.Removed {
+		rv := removedView{node: byName[name], action: "delete"}
+		for _, m := range r.moves {
+			if m.From == name {
+				rv.podsMoved++
+				if strings.HasPrefix(m.To, "new-") {
+					rv.action = "replace"
+				}
+			}
+		}
+		r.removed = append(r.removed, rv)
+	}
+	return r
+}
+
+// writeConsolidationTable writes the human-readable consolidation; verbose lists every move.
+func writeConsolidationTable(w io.Writer, r *consolidationReport, verbose bool) error {
+	res := r.res
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("Consolidation of %s: %d candidate nodes with %d movable pods, %d nodes not candidates, %d offerings (catalog %s)\n",
+		r.input, r.candidates, r.movable, len(r.not), r.offerings, r.catalog)
+	if res.Act {
+		p("Decision:  act\n")
+	} else {
+		p("Decision:  no action (%s)\n", res.Reason)
+	}
+
+	p("\nNodes to remove: %d\n", len(r.removed))
+	if len(r.removed) > 0 {
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  NODE\tACTION\tTYPE\tZONE\tCAPACITY\tNODEPOOL\t$/HOUR\tPODS MOVED")
+		for _, rv := range r.removed {
+			n := rv.node
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%.4f\t%d\n", n.Name, rv.action, orDash(n.InstanceType), orDash(n.Zone), orDash(n.CapacityType), orDash(n.NodePool), n.Price, rv.podsMoved)
+		}
+		tw.Flush()
+	}
+
+	p("\nNodes to launch (replacements): %d\n", len(r.newNodes))
+	if len(r.newNodes) > 0 {
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  NAME\tOFFERING\tTYPE\tZONE\tCAPACITY\tNODEPOOL\t$/HOUR\tPODS")
+		for _, nv := range r.newNodes {
+			o := nv.offering
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%.4f\t%d\n", nv.name, o.ID, o.InstanceType, o.Zone, o.CapacityType, o.NodePool, o.Price, len(nv.pods))
+		}
+		tw.Flush()
+	}
+
+	p("\nKept:      %d candidate nodes kept, %d nodes not candidates\n", len(res.Kept), len(r.not))
+	p("Moved:     %d pods\n", len(r.moves))
+	if verbose {
+		for _, m := range r.moves {
+			p("  - %s: %s -> %s\n", m.Pod, m.From, m.To)
+		}
+	}
+	p("\nCost before: $%.4f/hour, $%.2f/month\n", res.CostBefore, res.CostBefore*hoursPerMonth)
+	p("Cost after:  $%.4f/hour, $%.2f/month\n", res.CostAfter, res.CostAfter*hoursPerMonth)
+	p("Saving:      $%.4f/hour, $%.2f/month (%.1f%%)\n", res.Saving, res.Saving*hoursPerMonth, 100*savingFraction(res))
+	p("Bound:       $%.4f/hour lower bound on the cost after, gap %.2f%%\n", res.LowerBound, 100*res.Gap())
+	solverName := ""
+	if res.Plan != nil {
+		solverName = res.Plan.Solver + ", "
+	}
+	p("Solver:      %sstatus %s, %s\n", solverName, res.Status, roundDuration(res.Duration))
+
+	p("\nNot candidates: %d\n", len(r.not))
+	if len(r.not) > 0 {
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  NODE\tREASON")
+		for _, nc := range r.not {
+			fmt.Fprintf(tw, "  %s\t%s\n", nc.Node, nc.Reason)
+		}
+		tw.Flush()
+	}
+	if len(r.issues) > 0 {
+		p("\nNotes on the input: %d\n", len(r.issues))
+		for _, is := range r.issues {
+			p("  - %s\n", is)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func savingFraction(res *solver.Consolidation) float64 {
+	if res.CostBefore <= 0 {
+		return 0
+	}
+	return res.Saving / res.CostBefore
+}
+
+// consolidationJSON is the top level of `packwright plan --consolidate -o json` (docs/plan-format.md).
+type consolidationJSON struct {
+	SchemaVersion int                    `json:"schemaVersion"`
+	Kind          string                 `json:"kind"`
+	Input         consolidationInputJSON `json:"input"`
+	Act           bool                   `json:"act"`
+	Reason        string                 `json:"reason"`
+	Removed       []removedJSON          `json:"removed"`
+	NewNodes      []newNodeJSON          `json:"newNodes"`
+	Kept          []string               `json:"kept"`
+	PodsMoved     int                    `json:"podsMoved"`
+	Moves         []moveJSON             `json:"moves"`
+	Cost          consolidationCostJSON  `json:"cost"`
+	Solver        string                 `json:"solver"`
+	Status        string                 `json:"status"`
+	SolveSeconds  float64                `json:"solveSeconds"`
+	NotCandidates []notCandidateJSON     `json:"notCandidates"`
+	Issues        []issueJSON            `json:"issues"`
+}
+
+type consolidationInputJSON struct {
+	Snapshot    string `json:"snapshot"`
+	Catalog     string `json:"catalog"`
+	Candidates  int    `json:"candidates"`
+	MovablePods int    `json:"movablePods"`
+	Offerings   int    `json:"offerings"`
+}
+
+type removedJSON struct {
+	Name         string  `json:"name"`
+	Action       string  `json:"action"`
+	NodePool     string  `json:"nodePool"`
+	InstanceType string  `json:"instanceType"`
+	Zone         string  `json:"zone"`
+	CapacityType string  `json:"capacityType"`
+	HourlyPrice  float64 `json:"hourlyPrice"`
+	PodsMoved    int     `json:"podsMoved"`
+}
+
+type newNodeJSON struct {
+	Name         string            `json:"name"`
+	Offering     string            `json:"offering"`
+	NodePool     string            `json:"nodePool"`
+	InstanceType string            `json:"instanceType"`
+	Zone         string            `json:"zone"`
+	CapacityType string            `json:"capacityType"`
+	HourlyPrice  float64           `json:"hourlyPrice"`
+	Allocatable  map[string]string `json:"allocatable"`
+	Pods         []string          `json:"pods"`
+}
+
+type moveJSON struct {
+	Pod  string `json:"pod"`
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+type consolidationCostJSON struct {
+	Before        float64 `json:"before"`
+	After         float64 `json:"after"`
+	Saving        float64 `json:"saving"`
+	SavingMonthly float64 `json:"savingMonthly"`
+	LowerBound    float64 `json:"lowerBound"`
+	Gap           float64 `json:"gap"`
+}
+
+type notCandidateJSON struct {
+	Node   string `json:"node"`
+	Reason string `json:"reason"`
+}
+
+func buildConsolidationJSON(r *consolidationReport) *consolidationJSON {
+	res := r.res
+	out := &consolidationJSON{
+		SchemaVersion: PlanSchemaVersion, Kind: "consolidation",
+		Input: consolidationInputJSON{Snapshot: r.input, Catalog: r.catalog, Candidates: r.candidates, MovablePods: r.movable, Offerings: r.offerings},
+		Act:   res.Act, Reason: res.Reason,
+		Removed: []removedJSON{}, NewNodes: []newNodeJSON{}, Kept: append([]string{}, res.Kept...),
+		PodsMoved: len(r.moves), Moves: []moveJSON{},
+		Cost: consolidationCostJSON{Before: round6(res.CostBefore), After: round6(res.CostAfter), Saving: round6(res.Saving),
+			SavingMonthly: round6(res.Saving * hoursPerMonth), LowerBound: round6(res.LowerBound), Gap: round6(res.Gap())},
+		Status: string(res.Status), SolveSeconds: res.Duration.Seconds(),
+		NotCandidates: []notCandidateJSON{}, Issues: []issueJSON{},
+	}
+	if res.Plan != nil {
+		out.Solver = res.Plan.Solver
+	}
+	for _, rv := range r.removed {
+		n := rv.node
+		out.Removed = append(out.Removed, removedJSON{Name: n.Name, Action: rv.action, NodePool: n.NodePool, InstanceType: n.InstanceType,
+			Zone: n.Zone, CapacityType: n.CapacityType, HourlyPrice: round6(n.Price), PodsMoved: rv.podsMoved})
+	}
+	for _, nv := range r.newNodes {
+		o := nv.offering
+		nj := newNodeJSON{Name: nv.name, Offering: o.ID, NodePool: o.NodePool, InstanceType: o.InstanceType, Zone: o.Zone,
+			CapacityType: o.CapacityType, HourlyPrice: round6(o.Price), Allocatable: quantities(o.Allocatable), Pods: []string{}}
+		for _, ref := range nv.pods {
+			nj.Pods = append(nj.Pods, ref.String())
+		}
+		out.NewNodes = append(out.NewNodes, nj)
+	}
+	for _, m := range r.moves {
+		out.Moves = append(out.Moves, moveJSON{Pod: m.Pod.String(), From: m.From, To: m.To})
+	}
+	for _, nc := range r.not {
+		out.NotCandidates = append(out.NotCandidates, notCandidateJSON{Node: nc.Node, Reason: nc.Reason})
+	}
+	for _, is := range r.issues {
+		out.Issues = append(out.Issues, issueJSON{Object: is.Object, Reason: is.Reason})
+	}
+	return out
+}
+
+// writeConsolidationJSON writes the JSON consolidation, indented, with a trailing newline.
+func writeConsolidationJSON(w io.Writer, r *consolidationReport) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(buildConsolidationJSON(r)); err != nil {
 		return fmt.Errorf("write JSON: %w", err)
 	}
 	return nil

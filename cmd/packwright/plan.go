@@ -37,6 +37,8 @@ type planFlags struct {
 	ignoreKinds bool
 	output      string
 	compare     bool
+	consolidate bool
+	verbose     bool
 	solverKind  solver.Kind
 }
 
@@ -52,9 +54,11 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.StringVar(&f.solver, "solver", string(solver.Auto), "solver: auto (greedy, then the MIP when HiGHS is linked), mip (fail without HiGHS) or greedy")
 	fs.StringVar(&f.output, "o", "table", "output format: table or json (docs/plan-format.md)")
 	fs.BoolVar(&f.compare, "compare", false, "also repack every pod from scratch (existing nodes removed) and report the saving against the current cluster")
+	fs.BoolVar(&f.consolidate, "consolidate", false, "plan consolidation instead: which existing nodes to remove or replace, and what to launch instead")
+	fs.BoolVar(&f.verbose, "v", false, "with --consolidate: list every pod moved")
 	fs.BoolVar(&f.ignoreKinds, "ignore-unknown-kinds", false, "skip objects of kinds planning does not use (e.g. the output of kubectl get all) instead of failing")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: packwright plan [flags]\n\nPlans the nodes to launch for a cluster snapshot's pending pods (what-if; nothing is changed).\n\nFlags:")
+		fmt.Fprintln(stderr, "Usage: packwright plan [flags]\n\nPlans the nodes to launch for a cluster snapshot's pending pods (what-if; nothing is changed).\nWith --consolidate, plans which existing nodes to remove or replace instead (docs/plan-format.md).\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -65,6 +69,12 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if f.output != "table" && f.output != "json" {
 		return fmt.Errorf("unknown output format %q (want table or json)", f.output)
+	}
+	if f.consolidate && f.compare {
+		return errors.New("--consolidate and --compare are exclusive")
+	}
+	if f.verbose && !f.consolidate {
+		return errors.New("-v applies only with --consolidate")
 	}
 	kind, err := solver.ParseKind(f.solver)
 	if err != nil {
@@ -94,6 +104,9 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return oneLineErr(err)
 	}
+	if f.consolidate {
+		return runConsolidate(ctx, state, input, cat, f, stdout)
+	}
 	p, issues, err := state.Problem(cat, cluster.ProblemOptions{})
 	if err != nil {
 		return oneLineErr(fmt.Errorf("%s: %w", input, err))
@@ -114,6 +127,28 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return writeJSON(stdout, rep)
 	}
 	return writeTable(stdout, rep)
+}
+
+// runConsolidate solves consolidation for state and writes the report in the format f asks for.
+func runConsolidate(ctx context.Context, state *cluster.State, input string, cat *catalog.Catalog, f planFlags, stdout io.Writer) error {
+	in, not, issues, err := state.ConsolidationInput(cat, cluster.ProblemOptions{})
+	if err != nil {
+		return oneLineErr(fmt.Errorf("%s: %w", input, err))
+	}
+	// cluster speaks model only (DESIGN.md: it does not import the solver); the solver's input is the same pieces.
+	sin := &solver.ConsolidationInput{Problem: in.Problem, Candidates: in.Candidates, Origin: in.Origin}
+	res, err := solver.Consolidate(ctx, sin, solver.ConsolidationOptions{
+		Solve:      solver.Options{Deadline: f.deadline, Kind: f.solverKind},
+		MaxRemoved: in.MaxRemoved,
+	})
+	if err != nil {
+		return oneLineErr(fmt.Errorf("%s: %w", input, err))
+	}
+	rep := newConsolidationReport(input, f.catalog, in, res, not, issues)
+	if f.output == "json" {
+		return writeConsolidationJSON(stdout, rep)
+	}
+	return writeConsolidationTable(stdout, rep, f.verbose)
 }
 
 // readLive lists a live cluster's objects; it only reads.

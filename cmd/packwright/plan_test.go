@@ -435,6 +435,9 @@ users: [{name: u, user: {token: x}}]
 		{"missing kubeconfig", []string{"--kubeconfig", missing}, []string{"kubeconfig", "no such file"}},
 		{"unknown context", []string{"--kubeconfig", deadCluster, "--context", "prod"}, []string{"kubeconfig", `"prod"`}},
 		{"snapshot and cluster", []string{"--kubeconfig", deadCluster, "--snapshot", missing}, []string{"exclusive"}},
+		{"consolidate and compare", []string{"--consolidate", "--compare"}, []string{"--consolidate and --compare are exclusive"}},
+		{"verbose without consolidate", []string{"-v"}, []string{"-v applies only with --consolidate"}},
+		{"consolidate bad quantity", []string{"--consolidate", "--snapshot", badPod}, []string{"pod default/x", "requests[cpu]"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := runCmd(t, append([]string{"plan"}, tc.args...)...)
@@ -450,6 +453,145 @@ users: [{name: u, user: {token: x}}]
 			for _, w := range tc.want {
 				if !strings.Contains(errOut, w) {
 					t.Errorf("stderr %q lacks %q", errOut, w)
+				}
+			}
+		})
+	}
+}
+
+// consolidateSample is the over-provisioned sample cluster of cluster/samples.
+const consolidateSample = "../../cluster/samples/consolidate.yaml"
+
+func TestPlanConsolidateTable(t *testing.T) {
+	code, out, errOut := runCmd(t, "plan", "--consolidate", "-v", "--snapshot", consolidateSample)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"Consolidation of " + consolidateSample + ": 5 candidate nodes with 6 movable pods, 3 nodes not candidates",
+		"Decision:  act",
+		"Nodes to remove: 5", "ip-10-0-1-17  delete", "ip-10-0-1-18  replace",
+		"Nodes to launch (replacements): 1", "general/m5.2xlarge/us-east-1a/on-demand",
+		"Moved:     6 pods", "shop/worker-6c9d8e-0: ip-10-0-1-18 -> new-1",
+		"Cost before: $2.1120/hour", "Saving:      $1.1520/hour", "Bound:", "gap", "Solver:",
+		"Not candidates: 3",
+		"ip-10-0-1-14  pod shop/debug has no controller",
+		"ip-10-0-1-15  pod shop/report-0 is annotated packwright.dev/do-not-disrupt",
+		"ip-10-0-1-16  pod shop/db-0 is covered by PodDisruptionBudget shop/db, which allows no disruption",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	// Without -v the moves are counted, not listed.
+	_, short, _ := runCmd(t, "plan", "--consolidate", "--snapshot", consolidateSample)
+	if strings.Contains(short, "-> new-1") || !strings.Contains(short, "Moved:     6 pods") {
+		t.Errorf("table without -v:\n%s", short)
+	}
+}
+
+// consolidationDoc is the consolidation JSON schema of docs/plan-format.md, decoded strictly.
+type consolidationDoc struct {
+	SchemaVersion int    `json:"schemaVersion"`
+	Kind          string `json:"kind"`
+	Input         struct {
+		Snapshot    string `json:"snapshot"`
+		Catalog     string `json:"catalog"`
+		Candidates  int    `json:"candidates"`
+		MovablePods int    `json:"movablePods"`
+		Offerings   int    `json:"offerings"`
+	} `json:"input"`
+	Act     bool   `json:"act"`
+	Reason  string `json:"reason"`
+	Removed []struct {
+		Name         string  `json:"name"`
+		Action       string  `json:"action"`
+		NodePool     string  `json:"nodePool"`
+		InstanceType string  `json:"instanceType"`
+		Zone         string  `json:"zone"`
+		CapacityType string  `json:"capacityType"`
+		HourlyPrice  float64 `json:"hourlyPrice"`
+		PodsMoved    int     `json:"podsMoved"`
+	} `json:"removed"`
+	NewNodes []struct {
+		Name         string            `json:"name"`
+		Offering     string            `json:"offering"`
+		NodePool     string            `json:"nodePool"`
+		InstanceType string            `json:"instanceType"`
+		Zone         string            `json:"zone"`
+		CapacityType string            `json:"capacityType"`
+		HourlyPrice  float64           `json:"hourlyPrice"`
+		Allocatable  map[string]string `json:"allocatable"`
+		Pods         []string          `json:"pods"`
+	} `json:"newNodes"`
+	Kept      []string `json:"kept"`
+	PodsMoved int      `json:"podsMoved"`
+	Moves     []struct {
+		Pod  string `json:"pod"`
+		From string `json:"from"`
+		To   string `json:"to"`
+	} `json:"moves"`
+	Cost struct {
+		Before        float64 `json:"before"`
+		After         float64 `json:"after"`
+		Saving        float64 `json:"saving"`
+		SavingMonthly float64 `json:"savingMonthly"`
+		LowerBound    float64 `json:"lowerBound"`
+		Gap           float64 `json:"gap"`
+	} `json:"cost"`
+	Solver        string  `json:"solver"`
+	Status        string  `json:"status"`
+	SolveSeconds  float64 `json:"solveSeconds"`
+	NotCandidates []struct {
+		Node   string `json:"node"`
+		Reason string `json:"reason"`
+	} `json:"notCandidates"`
+	Issues []struct {
+		Object string `json:"object"`
+		Reason string `json:"reason"`
+	} `json:"issues"`
+}
+
+func TestPlanConsolidateJSON(t *testing.T) {
+	for _, solverKind := range []string{"auto", "greedy"} {
+		t.Run(solverKind, func(t *testing.T) {
+			code, out, errOut := runCmd(t, "plan", "--consolidate", "--solver", solverKind, "-o", "json", "--snapshot", consolidateSample)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			dec := json.NewDecoder(strings.NewReader(out))
+			dec.DisallowUnknownFields()
+			var d consolidationDoc
+			if err := dec.Decode(&d); err != nil {
+				t.Fatalf("JSON does not match the schema: %v\n%s", err, out)
+			}
+			if d.SchemaVersion != PlanSchemaVersion || d.Kind != "consolidation" || !d.Act || d.Input.Candidates != 5 || d.Input.MovablePods != 6 {
+				t.Errorf("header %+v act %v", d.Input, d.Act)
+			}
+			if d.Cost.Saving <= 0 || d.Cost.Before-d.Cost.After-d.Cost.Saving > 1e-6 || d.Cost.LowerBound > d.Cost.After+1e-9 {
+				t.Errorf("cost %+v", d.Cost)
+			}
+			// The pool's budget is 60% of its 8 nodes, rounded up: 5.
+			if len(d.Removed) == 0 || len(d.Removed) > 5 || d.PodsMoved != len(d.Moves) {
+				t.Errorf("removed %d, moves %d/%d", len(d.Removed), d.PodsMoved, len(d.Moves))
+			}
+			pinned := map[string]bool{"ip-10-0-1-14": true, "ip-10-0-1-15": true, "ip-10-0-1-16": true}
+			for _, r := range d.Removed {
+				if pinned[r.Name] || r.HourlyPrice <= 0 {
+					t.Errorf("removed %+v", r)
+				}
+			}
+			for _, m := range d.Moves {
+				if pinned[m.From] {
+					t.Errorf("pod %s moved off pinned node %s", m.Pod, m.From)
+				}
+			}
+			if len(d.NotCandidates) != 3 {
+				t.Errorf("not candidates %+v", d.NotCandidates)
+			}
+			for _, nc := range d.NotCandidates {
+				if !pinned[nc.Node] || nc.Reason == "" {
+					t.Errorf("not candidate %+v", nc)
 				}
 			}
 		})

@@ -52,6 +52,16 @@ var (
 		Namespace: Namespace, Name: "nodes_terminated_total",
 		Help: "Instances terminated, by reason (deleted, launch-timeout, registration-timeout, garbage-collected, ...).",
 	}, []string{"reason"})
+	// ConsolidationDecisions counts consolidation passes by outcome: none, delete, replace, abandoned.
+	ConsolidationDecisions = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: Namespace, Name: "consolidation_decisions_total",
+		Help: "Consolidation decisions, by action (none, delete, replace, abandoned).",
+	}, []string{"action"})
+	// ConsolidationSaving is the hourly saving of the last consolidation carried out.
+	ConsolidationSaving = prometheus.NewGauge(prometheus.GaugeOpts{
+		Namespace: Namespace, Name: "consolidation_saving_per_hour",
+		Help: "Hourly saving (USD) of the last consolidation carried out.",
+	})
 	// CloudProviderErrors counts failed cloud provider calls, by provider, method and error class.
 	CloudProviderErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: Namespace, Name: "cloudprovider_errors_total",
@@ -76,5 +86,6 @@ var (
 
 func init() {
 	crmetrics.Registry.MustRegister(PendingPods, SolveDuration, PlanCost, PlanLowerBound, PlanGap, UnschedulablePods,
-		NodesLaunched, NodesTerminated, CloudProviderErrors, NodeClaims, NodeClaimsCreated, OfferingsUnavailable)
+		NodesLaunched, NodesTerminated, CloudProviderErrors, NodeClaims, NodeClaimsCreated, OfferingsUnavailable,
+		ConsolidationDecisions, ConsolidationSaving)
 }

@@ -216,6 +216,40 @@ func (p *Provisioner) Provision(ctx context.Context) (*Result, error) {
 	return res, errors.Join(errs...)
 }
 
+// State reads the cluster as provisioning sees it (NodeClaims still launching stand in as nodes) and returns
+// the pending pods; disruption decides on the same view.
+func (p *Provisioner) State(ctx context.Context) (*cluster.State, []*corev1.Pod, error) {
+	return p.state(ctx)
+}
+
+// CreateNodeClaim creates the NodeClaim of one new node of a plan over problem, as provisioning does (offering,
+// fallbacks, pool template); reason annotates why, e.g. a consolidation's replacement.
+func (p *Provisioner) CreateNodeClaim(ctx context.Context, problem *model.Problem, nn *model.NewNode, pools []*apiv1.NodePool, reason string) (*apiv1.NodeClaim, error) {
+	byName := map[string]*apiv1.NodePool{}
+	for _, np := range pools {
+		byName[np.Name] = np
+	}
+	claim, err := p.nodeClaim(problem, nn, byName)
+	if err != nil {
+		return nil, err
+	}
+	if reason != "" {
+		if claim.Annotations == nil {
+			claim.Annotations = map[string]string{}
+		}
+		claim.Annotations[LaunchReasonAnnotationKey] = reason
+	}
+	if err := p.client.Create(ctx, claim); err != nil {
+		return nil, fmt.Errorf("create nodeclaim for %s: %w", problem.Offerings[nn.Offering].ID, err)
+	}
+	metrics.NodeClaimsCreated.WithLabelValues(claim.Labels[apiv1.NodePoolLabelKey]).Inc()
+	return claim, nil
+}
+
+// LaunchReasonAnnotationKey says why a NodeClaim was created when it was not for pending pods (for example
+// "consolidation": a replacement).
+const LaunchReasonAnnotationKey = apiv1.GroupName + "/launch-reason"
+
 // state reads the cluster from the cache into a cluster.State, with NodeClaims still launching standing in as
 // nodes, and returns the pending pods.
 func (p *Provisioner) state(ctx context.Context) (*cluster.State, []*corev1.Pod, error) {

@@ -1,0 +1,230 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/packwright/packwright/api/v1"
+	"github.com/packwright/packwright/catalog"
+	"github.com/packwright/packwright/cloudprovider"
+	"github.com/packwright/packwright/cloudprovider/sim"
+	"github.com/packwright/packwright/controller"
+	"github.com/packwright/packwright/controller/disruption"
+	"github.com/packwright/packwright/solver"
+)
+
+// replicaSet stands in for kube-controller-manager's ReplicaSet controller, which this control plane does not
+// run: it keeps want pods of one template alive, owned by a real ReplicaSet object, creating a new pod whenever
+// one is evicted or deleted. Only that: the scheduler, the Eviction API and Packwright are the real ones.
+type replicaSet struct {
+	rs       *appsv1.ReplicaSet
+	template func(name string) *corev1.Pod
+	mu       sync.Mutex
+	want     int
+	next     int
+}
+
+func (r *replicaSet) scale(n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.want = n
+}
+
+// run reconciles until ctx ends: too few live pods → create; too many → delete the newest.
+func (r *replicaSet) run(ctx context.Context, t testing.TB) {
+	c := harness.Client
+	for ctx.Err() == nil {
+		var pods corev1.PodList
+		if err := c.List(ctx, &pods, client.MatchingLabels{"app": r.rs.Name}); err == nil {
+			var live []corev1.Pod
+			for _, p := range pods.Items {
+				if p.DeletionTimestamp == nil {
+					live = append(live, p)
+				}
+			}
+			r.mu.Lock()
+			want := r.want
+			for len(live) < want {
+				r.next++
+				pod := r.template(fmt.Sprintf("%s-%04d", r.rs.Name, r.next))
+				pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: r.rs.Name,
+					UID: r.rs.UID, Controller: new(true)}}
+				if err := c.Create(ctx, pod); err != nil && ctx.Err() == nil {
+					t.Logf("replicaset stand-in: create %s: %v", pod.Name, err)
+					break
+				}
+				live = append(live, *pod)
+			}
+			for i := len(live) - 1; i >= want; i-- {
+				_ = c.Delete(ctx, &live[i], client.GracePeriodSeconds(0))
+			}
+			r.mu.Unlock()
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+}
+
+// TestConsolidationConverges over-provisions a cluster (24 pods, then scaled to 8) and lets the disruption
+// controller consolidate it: the cluster converges to within 5% of what one solve of the 8 pods from scratch
+// costs, every pod ends bound, and a node holding a do-not-disrupt pod is never removed.
+func TestConsolidationConverges(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	c := harness.Client
+	cat := catalog.KwokLike()
+	const scenario = "consolidate"
+
+	pool := nodePool("default", 0, "", func(np *v1.NodePool) {
+		np.Spec.Template.Spec.Requirements[0].Values = []string{"on-demand"}
+		zero := time.Duration(0)
+		np.Spec.Disruption.ConsolidateAfter = v1.NillableDuration{Duration: &zero}
+		np.Spec.Disruption.ConsolidationPolicy = v1.ConsolidationPolicyWhenEmptyOrUnderutilized
+	})
+	if err := c.Create(ctx, pool); err != nil {
+		t.Fatalf("create nodepool: %v", err)
+	}
+	t.Cleanup(func() { _ = c.DeleteAllOf(context.Background(), &v1.NodePool{}) })
+
+	r := &running{done: make(chan error, 1)}
+	var decisions []*solver.Consolidation
+	var dmu sync.Mutex
+	mgr, err := controller.NewManager(context.Background(), controller.Config{
+		REST: harness.Config, ClusterName: "e2e", Catalog: cat,
+		BatchIdle: 500 * time.Millisecond, BatchMax: 3 * time.Second,
+		MetricsAddr: "0", ProbeAddr: "0", SkipNameValidation: true,
+		Disruption: disruption.Options{Interval: 2 * time.Second, Observe: func(d *solver.Consolidation) {
+			dmu.Lock()
+			defer dmu.Unlock()
+			decisions = append(decisions, d)
+		}},
+		NewCloudProvider: func(cl client.Client) (cloudprovider.CloudProvider, error) {
+			r.provider = sim.New(cl, sim.Options{ReadyDelay: 300 * time.Millisecond, Describe: describe(cat)})
+			return r.provider, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mctx, mcancel := context.WithCancel(context.Background())
+	r.cancel = mcancel
+	go func() { r.done <- mgr.Start(mctx) }()
+	t.Cleanup(func() { cleanupScenario(t, scenario, r) })
+
+	rs := &appsv1.ReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: metav1.NamespaceDefault},
+		Spec: appsv1.ReplicaSetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}}}},
+	}
+	if err := c.Create(ctx, rs); err != nil {
+		t.Fatalf("create replicaset: %v", err)
+	}
+	t.Cleanup(func() { _ = c.Delete(context.Background(), rs) })
+	template := func(name string) *corev1.Pod {
+		return &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: metav1.NamespaceDefault, Labels: map[string]string{"app": "web", scenarioLabel: scenario}},
+			Spec: corev1.PodSpec{TerminationGracePeriodSeconds: new(int64),
+				Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10",
+					Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+						corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("2Gi")}}}}},
+		}
+	}
+	web := &replicaSet{rs: rs, template: template, want: 24}
+	rctx, rcancel := context.WithCancel(ctx)
+	rdone := make(chan struct{})
+	go func() { defer close(rdone); web.run(rctx, t) }()
+	defer func() { rcancel(); <-rdone }()
+
+	// A pod whose node must stay: do-not-disrupt (and owned, so nothing else pins it).
+	guard := template("guarded")
+	guard.Labels = map[string]string{"app": "guarded", scenarioLabel: scenario}
+	guard.Annotations = map[string]string{disruption.DoNotDisruptAnnotationKey: "true"}
+	guard.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID, Controller: new(true)}}
+	if err := c.Create(ctx, guard); err != nil {
+		t.Fatal(err)
+	}
+	waitAllBound(ctx, t, scenario, 25)
+	if err := c.Get(ctx, client.ObjectKeyFromObject(guard), guard); err != nil {
+		t.Fatal(err)
+	}
+	guardNode := guard.Spec.NodeName
+	nodes, _ := clusterNodes(ctx, t)
+	before := nodesCost(t, cat, nodes)
+
+	web.scale(8)
+	// Converged: every pod bound, and the newest decision is "no action" on the cluster as it is. That
+	// decision's lower bound is over every consolidation of the cluster (the pinned node included), so the cost
+	// must be within the saving threshold (and a little gap) of it.
+	var after float64
+	var last *solver.Consolidation
+	err = wait.PollUntilContextTimeout(ctx, 2*time.Second, 150*time.Second, false, func(ctx context.Context) (bool, error) {
+		var pods corev1.PodList
+		if err := c.List(ctx, &pods, client.MatchingLabels{scenarioLabel: scenario}); err != nil {
+			return false, nil
+		}
+		for _, p := range pods.Items {
+			if p.Spec.NodeName == "" || p.DeletionTimestamp != nil {
+				return false, nil
+			}
+		}
+		var ns corev1.NodeList
+		if err := c.List(ctx, &ns); err != nil {
+			return false, nil
+		}
+		after = nodesCost(t, cat, ns.Items)
+		dmu.Lock()
+		defer dmu.Unlock()
+		if len(decisions) == 0 {
+			return false, nil
+		}
+		last = decisions[len(decisions)-1]
+		return !last.Act && math.Abs(last.CostBefore-after) < 1e-6 && after < before, nil
+	})
+	dmu.Lock()
+	n := len(decisions)
+	dmu.Unlock()
+	if err != nil {
+		var claims v1.NodeClaimList
+		_ = c.List(context.Background(), &claims)
+		for _, cl := range claims.Items {
+			t.Logf("nodeclaim %s deleting=%v node=%s conditions=%v", cl.Name, cl.DeletionTimestamp != nil, cl.Status.NodeName, cl.Status.Conditions)
+		}
+		var nodes corev1.NodeList
+		_ = c.List(context.Background(), &nodes)
+		for _, n := range nodes.Items {
+			t.Logf("node %s deleting=%v taints=%v", n.Name, n.DeletionTimestamp != nil, n.Spec.Taints)
+		}
+		var pods corev1.PodList
+		_ = c.List(context.Background(), &pods, client.MatchingLabels{scenarioLabel: scenario})
+		for _, p := range pods.Items {
+			t.Logf("pod %s node=%q deleting=%v phase=%s", p.Name, p.Spec.NodeName, p.DeletionTimestamp != nil, p.Status.Phase)
+		}
+		t.Fatalf("cluster did not converge: %.4f/h before, %.4f/h now (%d decisions, last %+v): %v", before, after, n, last, err)
+	}
+	if limit := last.LowerBound*1.02 + solver.DefaultMinSaving; after > limit+1e-9 {
+		t.Errorf("converged at %.4f/h, more than 2%% + the saving threshold over the lower bound %.4f/h", after, last.LowerBound)
+	}
+	got := &corev1.Pod{}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(guard), got); err != nil || got.DeletionTimestamp != nil || got.Spec.NodeName != guardNode {
+		t.Errorf("the do-not-disrupt pod moved or went: %v (node %q, was %q)", err, got.Spec.NodeName, guardNode)
+	}
+	node := &corev1.Node{}
+	if err := c.Get(ctx, client.ObjectKey{Name: guardNode}, node); err != nil {
+		t.Errorf("the do-not-disrupt pod's node %s was removed: %v", guardNode, err)
+	}
+	t.Logf("consolidated from %.4f/h (%d nodes) to %.4f/h; lower bound %.4f/h; %d decisions", before, len(nodes), after, last.LowerBound, n)
+}
