@@ -2,9 +2,6 @@ package cluster
 
 import (
 	"context"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -13,9 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	apiv1 "github.com/packwright/packwright/api/v1"
 )
@@ -24,23 +19,8 @@ import (
 // writes it, two without) and a NodePool defaulted by the API server from a real kube-apiserver, and checks
 // which nodes they pin and the default budget.
 func TestConsolidationInputLive(t *testing.T) {
-	assets := os.Getenv("PACKWRIGHT_CONTROL_PLANE")
-	if assets == "" {
-		t.Fatal("PACKWRIGHT_CONTROL_PLANE is not set: run the tests with make test, or export PACKWRIGHT_CONTROL_PLANE=$(hack/install-control-plane.sh)")
-	}
-	_, file, _, _ := runtime.Caller(0)
-	env := &envtest.Environment{BinaryAssetsDirectory: assets,
-		CRDDirectoryPaths: []string{filepath.Join(filepath.Dir(file), "..", "deploy", "crds")}, ErrorIfCRDPathMissing: true}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatalf("start the control plane from %s: %v", assets, err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
+	cfg, cs := startAPIServer(t)
 	ctx := context.Background()
-	cs := kubernetes.NewForConfigOrDie(cfg)
-	if _, err := cs.CoreV1().ServiceAccounts("default").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	c, err := client.New(cfg, client.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -21,27 +22,12 @@ import (
 // TestReadLive runs a real kube-apiserver and etcd (envtest, binaries from hack/install-control-plane.sh),
 // creates objects through the API and reads them back with ReadLive.
 func TestReadLive(t *testing.T) {
-	assets := os.Getenv("PACKWRIGHT_CONTROL_PLANE")
-	if assets == "" {
-		t.Fatal("PACKWRIGHT_CONTROL_PLANE is not set: run the tests with make test, or export PACKWRIGHT_CONTROL_PLANE=$(hack/install-control-plane.sh)")
-	}
-	_, file, _, _ := runtime.Caller(0)
-	env := &envtest.Environment{BinaryAssetsDirectory: assets,
-		CRDDirectoryPaths: []string{filepath.Join(filepath.Dir(file), "..", "deploy", "crds")}, ErrorIfCRDPathMissing: true}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatalf("start the control plane from %s: %v", assets, err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
+	cfg, cs := startAPIServer(t)
 	ctx := context.Background()
-	cs := kubernetes.NewForConfigOrDie(cfg)
-	// No kube-controller-manager runs here, so the default ServiceAccount that admission wants is made by hand.
-	if _, err := cs.CoreV1().ServiceAccounts("default").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1", Labels: map[string]string{
 		corev1.LabelInstanceTypeStable: "m5.xlarge", corev1.LabelTopologyZone: "us-east-1a", "karpenter.sh/capacity-type": "on-demand"}}}
-	if node, err = cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+	node, err := cs.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
 	node.Status.Capacity = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("16Gi"), corev1.ResourcePods: resource.MustParse("58")}
@@ -96,4 +82,28 @@ func TestReadLive(t *testing.T) {
 			t.Fatalf("offering %s outside the NodePool's requirements", o.ID)
 		}
 	}
+}
+
+// startAPIServer runs a real kube-apiserver and etcd (envtest, binaries from hack/install-control-plane.sh)
+// with the project's CRDs and the default ServiceAccount that admission wants (no kube-controller-manager runs
+// here to make it), and returns its configuration and a clientset.
+func startAPIServer(t *testing.T) (*rest.Config, *kubernetes.Clientset) {
+	t.Helper()
+	assets := os.Getenv("PACKWRIGHT_CONTROL_PLANE")
+	if assets == "" {
+		t.Fatal("PACKWRIGHT_CONTROL_PLANE is not set: run the tests with make test, or export PACKWRIGHT_CONTROL_PLANE=$(hack/install-control-plane.sh)")
+	}
+	_, file, _, _ := runtime.Caller(0)
+	env := &envtest.Environment{BinaryAssetsDirectory: assets,
+		CRDDirectoryPaths: []string{filepath.Join(filepath.Dir(file), "..", "deploy", "crds")}, ErrorIfCRDPathMissing: true}
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatalf("start the control plane from %s: %v", assets, err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	cs := kubernetes.NewForConfigOrDie(cfg)
+	if _, err := cs.CoreV1().ServiceAccounts("default").Create(context.Background(), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return cfg, cs
 }
