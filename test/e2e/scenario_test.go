@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -25,6 +26,7 @@ import (
 	"github.com/packwright/packwright/cloudprovider/sim"
 	"github.com/packwright/packwright/controller"
 	"github.com/packwright/packwright/controller/metrics"
+	"github.com/packwright/packwright/controller/nodeclaim"
 	"github.com/packwright/packwright/controller/provisioning"
 	"github.com/packwright/packwright/model"
 )
@@ -552,4 +554,48 @@ func TestTerminationRespectsPDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d pods protected on %d draining nodes; DrainBlocked recorded", len(pods.Items), len(claims.Items))
+}
+
+// TestGarbageCollectsOrphans registers a sim instance (a Node with a sim:// providerID) that no NodeClaim owns,
+// as a crash between launch and status write could leave: garbage collection terminates it after seeing it
+// orphaned twice, and leaves a node that is not the provider's alone.
+func TestGarbageCollectsOrphans(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c := harness.Client
+	cat := catalog.KwokLike()
+	orphan := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "orphan"}, Spec: corev1.NodeSpec{ProviderID: sim.ProviderIDPrefix + "orphan"}}
+	foreign := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "foreign"}, Spec: corev1.NodeSpec{ProviderID: "other://foreign"}}
+	for _, n := range []*corev1.Node{orphan, foreign} {
+		if err := c.Create(ctx, n); err != nil {
+			t.Fatalf("create node %s: %v", n.Name, err)
+		}
+	}
+	t.Cleanup(func() { _ = c.Delete(context.Background(), foreign) })
+	r := &running{done: make(chan error, 1)}
+	mgr, err := controller.NewManager(context.Background(), controller.Config{
+		REST: harness.Config, ClusterName: "e2e", Catalog: cat, MetricsAddr: "0", ProbeAddr: "0", SkipNameValidation: true,
+		DisableDisruption: true,
+		NodeClaim:         nodeclaim.Options{GCInterval: 500 * time.Millisecond},
+		NewCloudProvider: func(cl client.Client) (cloudprovider.CloudProvider, error) {
+			r.provider = sim.New(cl, sim.Options{Describe: describe(cat)})
+			return r.provider, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mctx, mcancel := context.WithCancel(context.Background())
+	r.cancel = mcancel
+	go func() { r.done <- mgr.Start(mctx) }()
+	t.Cleanup(func() { r.stop(t) })
+	err = wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		return apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(orphan), &corev1.Node{})), nil
+	})
+	if err != nil {
+		t.Fatalf("the orphaned sim instance was not garbage-collected: %v", err)
+	}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(foreign), &corev1.Node{}); err != nil {
+		t.Errorf("garbage collection touched a node that is not the provider's: %v", err)
+	}
 }
