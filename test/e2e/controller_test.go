@@ -37,7 +37,7 @@ func TestControllerProvisionsPendingPods(t *testing.T) {
 	mgr, err := controller.NewManager(ctx, controller.Config{
 		REST: harness.Config, ClusterName: "e2e", Catalog: cat,
 		BatchIdle: 500 * time.Millisecond, BatchMax: 5 * time.Second,
-		MetricsAddr: "0", ProbeAddr: "0",
+		MetricsAddr: "0", ProbeAddr: "0", DisableDisruption: true,
 		NewCloudProvider: func(cl client.Client) (cloudprovider.CloudProvider, error) {
 			provider = sim.New(cl, sim.Options{ReadyDelay: 300 * time.Millisecond, Describe: describe(cat)})
 			return provider, nil

@@ -53,6 +53,8 @@ func startController(t testing.TB, cat *catalog.Catalog, unavailable ...sim.Offe
 		REST: harness.Config, ClusterName: "e2e", Catalog: cat,
 		BatchIdle: 500 * time.Millisecond, BatchMax: 5 * time.Second,
 		MetricsAddr: "0", ProbeAddr: "0", SkipNameValidation: true,
+		// These scenarios measure provisioning; consolidation has its own test.
+		DisableDisruption: true,
 		NewCloudProvider: func(cl client.Client) (cloudprovider.CloudProvider, error) {
 			r.provider = sim.New(cl, sim.Options{ReadyDelay: 300 * time.Millisecond, Describe: describe(cat), Unavailable: unavailable})
 			return r.provider, nil
