@@ -79,7 +79,7 @@ func (r *replicaSet) run(ctx context.Context, t testing.TB) {
 }
 
 // TestConsolidationConverges over-provisions a cluster (24 pods, then scaled to 8) and lets the disruption
-// controller consolidate it: the cluster converges to within 5% of what one solve of the 8 pods from scratch
+// controller consolidate it under a budget of one node at a time: the cluster converges to within 5% of what one solve of the 8 pods from scratch
 // costs, every pod ends bound, and a node holding a do-not-disrupt pod is never removed.
 func TestConsolidationConverges(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -93,6 +93,8 @@ func TestConsolidationConverges(t *testing.T) {
 		zero := time.Duration(0)
 		np.Spec.Disruption.ConsolidateAfter = v1.NillableDuration{Duration: &zero}
 		np.Spec.Disruption.ConsolidationPolicy = v1.ConsolidationPolicyWhenEmptyOrUnderutilized
+		// One node at a time, whatever the solver would like: checked on every decision below.
+		np.Spec.Disruption.Budgets = []v1.Budget{{Nodes: "1"}}
 	})
 	if err := c.Create(ctx, pool); err != nil {
 		t.Fatalf("create nodepool: %v", err)
@@ -167,8 +169,7 @@ func TestConsolidationConverges(t *testing.T) {
 
 	web.scale(8)
 	// Converged: every pod bound, and the newest decision is "no action" on the cluster as it is. That
-	// decision's lower bound is over every consolidation of the cluster (the pinned node included), so the cost
-	// must be within the saving threshold (and a little gap) of it.
+	// decision's lower bound is over every consolidation of the cluster (the pinned node included).
 	var after float64
 	var last *solver.Consolidation
 	err = wait.PollUntilContextTimeout(ctx, 2*time.Second, 150*time.Second, false, func(ctx context.Context) (bool, error) {
@@ -215,8 +216,18 @@ func TestConsolidationConverges(t *testing.T) {
 		}
 		t.Fatalf("cluster did not converge: %.4f/h before, %.4f/h now (%d decisions, last %+v): %v", before, after, n, last, err)
 	}
-	if limit := last.LowerBound*1.02 + solver.DefaultMinSaving; after > limit+1e-9 {
-		t.Errorf("converged at %.4f/h, more than 2%% + the saving threshold over the lower bound %.4f/h", after, last.LowerBound)
+	dmu.Lock()
+	for i, d := range decisions {
+		if len(d.Removed) > 1 {
+			t.Errorf("decision %d removed %d nodes %v, over the NodePool's budget of 1", i, len(d.Removed), d.Removed)
+		}
+	}
+	dmu.Unlock()
+	// The bound of a 3-node consolidation can be loose (measured 0–16% under the cost this test converges to):
+	// allow 25% plus the saving threshold, which still catches a cluster left over-provisioned (it starts at
+	// more than twice its cost after).
+	if limit := last.LowerBound*1.25 + solver.DefaultMinSaving; after > limit+1e-9 {
+		t.Errorf("converged at %.4f/h, more than 25%% + the saving threshold over the lower bound %.4f/h", after, last.LowerBound)
 	}
 	got := &corev1.Pod{}
 	if err := c.Get(ctx, client.ObjectKeyFromObject(guard), got); err != nil || got.DeletionTimestamp != nil || got.Spec.NodeName != guardNode {
