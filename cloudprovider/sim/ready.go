@@ -19,9 +19,21 @@ const readyTimeout = 30 * time.Second
 // the logger of ctx.
 func (p *Provider) markReadyLater(ctx context.Context, name string) {
 	log := logf.FromContext(ctx).WithValues("node", name)
+	p.mu.Lock()
+	if p.readying[name] {
+		p.mu.Unlock()
+		return
+	}
+	p.readying[name] = true
+	p.mu.Unlock()
 	p.pending.Add(1)
 	go func() {
 		defer p.pending.Done()
+		defer func() {
+			p.mu.Lock()
+			delete(p.readying, name)
+			p.mu.Unlock()
+		}()
 		timer := time.NewTimer(p.opts.ReadyDelay)
 		defer timer.Stop()
 		select {
@@ -102,4 +114,14 @@ func withoutTaint(taints []corev1.Taint, key string) ([]corev1.Taint, bool) {
 		}
 	}
 	return out, len(out) != len(taints)
+}
+
+// isReady reports whether the node's Ready condition is True.
+func isReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }

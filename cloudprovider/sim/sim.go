@@ -51,6 +51,7 @@ type Provider struct {
 
 	mu          sync.Mutex
 	unavailable map[Offering]bool
+	readying    map[string]bool // nodes with a readiness update scheduled
 
 	ctx     context.Context // canceled by Close; bounds the delayed readiness updates
 	cancel  context.CancelFunc
@@ -61,7 +62,7 @@ var _ cloudprovider.CloudProvider = (*Provider)(nil)
 
 // New returns a Provider that creates Nodes through c, whose scheme must know corev1.
 func New(c client.Client, opts Options) *Provider {
-	p := &Provider{client: c, opts: opts, unavailable: map[Offering]bool{}}
+	p := &Provider{client: c, opts: opts, unavailable: map[Offering]bool{}, readying: map[string]bool{}}
 	for _, o := range opts.Unavailable {
 		p.unavailable[o] = true
 	}
@@ -180,8 +181,15 @@ func (p *Provider) List(ctx context.Context) ([]*v1.NodeClaim, error) {
 	}
 	var claims []*v1.NodeClaim
 	for i := range nodes.Items {
-		if strings.HasPrefix(nodes.Items[i].Spec.ProviderID, ProviderIDPrefix) {
-			claims = append(claims, claimFor(&v1.NodeClaim{}, &nodes.Items[i]))
+		n := &nodes.Items[i]
+		if !strings.HasPrefix(n.Spec.ProviderID, ProviderIDPrefix) {
+			continue
+		}
+		claims = append(claims, claimFor(&v1.NodeClaim{}, n))
+		// A provider that replaces another (a restarted controller) takes over its nodes still starting, as
+		// their kubelets would carry on: without this they would stay NotReady for ever.
+		if n.DeletionTimestamp == nil && !isReady(n) {
+			p.markReadyLater(ctx, n.Name)
 		}
 	}
 	return claims, nil

@@ -36,13 +36,15 @@ func (g *GarbageCollector) Start(ctx context.Context) error {
 	t := time.NewTicker(g.interval)
 	defer t.Stop()
 	for {
+		// The first pass runs at once: it only records suspects (an orphan needs two sightings), and it lets a
+		// provider that took over from a restarted controller see its instances early.
+		if err := g.Collect(ctx); err != nil {
+			logger.Error(err, "garbage collection failed; will retry")
+		}
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
-			if err := g.Collect(ctx); err != nil {
-				logger.Error(err, "garbage collection failed; will retry")
-			}
 		}
 	}
 }
