@@ -17,8 +17,6 @@ import (
 
 	v1 "github.com/packwright/packwright/api/v1"
 	"github.com/packwright/packwright/catalog"
-	"github.com/packwright/packwright/cloudprovider"
-	"github.com/packwright/packwright/cloudprovider/sim"
 	"github.com/packwright/packwright/controller"
 	"github.com/packwright/packwright/controller/disruption"
 	"github.com/packwright/packwright/solver"
@@ -101,29 +99,17 @@ func TestConsolidationConverges(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = c.DeleteAllOf(context.Background(), &v1.NodePool{}) })
 
-	r := &running{done: make(chan error, 1)}
 	var decisions []*solver.Consolidation
 	var dmu sync.Mutex
-	mgr, err := controller.NewManager(context.Background(), controller.Config{
-		REST: harness.Config, ClusterName: "e2e", Catalog: cat,
-		BatchIdle: 500 * time.Millisecond, BatchMax: 3 * time.Second,
-		MetricsAddr: "0", ProbeAddr: "0", SkipNameValidation: true,
-		Disruption: disruption.Options{Interval: 2 * time.Second, Observe: func(d *solver.Consolidation) {
+	r := startControllerWith(t, cat, func(cfg *controller.Config) {
+		cfg.BatchMax = 3 * time.Second
+		cfg.DisableDisruption = false
+		cfg.Disruption = disruption.Options{Interval: 2 * time.Second, Observe: func(d *solver.Consolidation) {
 			dmu.Lock()
 			defer dmu.Unlock()
 			decisions = append(decisions, d)
-		}},
-		NewCloudProvider: func(cl client.Client) (cloudprovider.CloudProvider, error) {
-			r.provider = sim.New(cl, sim.Options{ReadyDelay: 300 * time.Millisecond, Describe: describe(cat)})
-			return r.provider, nil
-		},
+		}}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mctx, mcancel := context.WithCancel(context.Background())
-	r.cancel = mcancel
-	go func() { r.done <- mgr.Start(mctx) }()
 	t.Cleanup(func() { cleanupScenario(t, scenario, r) })
 
 	rs := &appsv1.ReplicaSet{
@@ -172,7 +158,7 @@ func TestConsolidationConverges(t *testing.T) {
 	// decision's lower bound is over every consolidation of the cluster (the pinned node included).
 	var after float64
 	var last *solver.Consolidation
-	err = wait.PollUntilContextTimeout(ctx, 2*time.Second, 150*time.Second, false, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, 2*time.Second, 150*time.Second, false, func(ctx context.Context) (bool, error) {
 		var pods corev1.PodList
 		if err := c.List(ctx, &pods, client.MatchingLabels{scenarioLabel: scenario}); err != nil {
 			return false, nil

@@ -44,12 +44,18 @@ type running struct {
 	plans []provisioning.Result
 }
 
-// startController starts a manager with the sim provider against the test control plane. unavailable offerings
-// fail to launch with insufficient capacity.
+// startController starts a manager with the sim provider against the test control plane, for provisioning
+// scenarios (consolidation off). unavailable offerings fail to launch with insufficient capacity.
 func startController(t testing.TB, cat *catalog.Catalog, unavailable ...sim.Offering) *running {
 	t.Helper()
+	return startControllerWith(t, cat, nil, unavailable...)
+}
+
+// startControllerWith is startController with configure applied to the manager's configuration last.
+func startControllerWith(t testing.TB, cat *catalog.Catalog, configure func(*controller.Config), unavailable ...sim.Offering) *running {
+	t.Helper()
 	r := &running{done: make(chan error, 1)}
-	mgr, err := controller.NewManager(context.Background(), controller.Config{
+	cfg := controller.Config{
 		REST: harness.Config, ClusterName: "e2e", Catalog: cat,
 		BatchIdle: 500 * time.Millisecond, BatchMax: 5 * time.Second,
 		MetricsAddr: "0", ProbeAddr: "0", SkipNameValidation: true,
@@ -71,7 +77,11 @@ func startController(t testing.TB, cat *catalog.Catalog, unavailable ...sim.Offe
 				fmt.Fprintf(os.Stderr, "%s plan: %d pending, %d new nodes, %d claims\n", time.Now().Format("15:04:05.000"), res.Pending, nn, len(res.NodeClaims))
 			}
 		},
-	})
+	}
+	if configure != nil {
+		configure(&cfg)
+	}
+	mgr, err := controller.NewManager(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("controller: %v", err)
 	}
@@ -574,24 +584,11 @@ func TestGarbageCollectsOrphans(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { _ = c.Delete(context.Background(), foreign) })
-	r := &running{done: make(chan error, 1)}
-	mgr, err := controller.NewManager(context.Background(), controller.Config{
-		REST: harness.Config, ClusterName: "e2e", Catalog: cat, MetricsAddr: "0", ProbeAddr: "0", SkipNameValidation: true,
-		DisableDisruption: true,
-		NodeClaim:         nodeclaim.Options{GCInterval: 500 * time.Millisecond},
-		NewCloudProvider: func(cl client.Client) (cloudprovider.CloudProvider, error) {
-			r.provider = sim.New(cl, sim.Options{Describe: describe(cat)})
-			return r.provider, nil
-		},
+	r := startControllerWith(t, cat, func(cfg *controller.Config) {
+		cfg.NodeClaim = nodeclaim.Options{GCInterval: 500 * time.Millisecond}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mctx, mcancel := context.WithCancel(context.Background())
-	r.cancel = mcancel
-	go func() { r.done <- mgr.Start(mctx) }()
 	t.Cleanup(func() { r.stop(t) })
-	err = wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		return apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(orphan), &corev1.Node{})), nil
 	})
 	if err != nil {
