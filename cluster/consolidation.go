@@ -7,7 +7,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/robfig/cron/v3"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,9 +33,13 @@ type Consolidation struct {
 	Candidates []model.ExistingNode
 	// Origin maps every movable pod to the index of the candidate it runs on.
 	Origin map[model.PodRef]int
-	// MaxRemoved is, per NodePool name, how many of its nodes may be removed now; a pool without an active
-	// budget has no entry.
+	// MaxRemoved is, per NodePool name, how many of its nodes consolidation may remove now beside the forced
+	// ones; a pool without an active budget has no entry.
 	MaxRemoved map[string]int
+	// Forced maps the candidates that must go now, by node name, to why: their NodeClaim has expired or
+	// drifted (see ExpiryReason and DriftReason). They are candidates like the others, but the solve may not
+	// keep them; their pods are moved to kept or new nodes.
+	Forced map[string]string
 }
 
 // NotCandidate is a node that consolidation keeps as it is, and why.
@@ -62,8 +68,14 @@ const defaultBudget = "10%"
 //
 // Pods that go with the node (DaemonSet pods, static pods' mirrors, terminating pods) are never moved and
 // never pin it. Pending pods are left out: provisioning plans them. The budgets are the NodePools'
-// disruption budgets (see disruptionBudget). NotCandidate lists every node that is not a candidate, in node
-// order, with its reasons.
+// disruption budgets (see disruptionBudget), evaluated at opts.Now.
+//
+// A candidate whose NodeClaim (State.NodeClaims, matched by status.nodeName) has expired is forced: it must
+// go whatever it saves, and budgets do not hold it back (as Karpenter, expiry is forceful; PodDisruptionBudgets
+// still govern the drain). A drifted candidate is forced while its pool's budget for the Drifted reason
+// lasts, oldest NodeClaim first; the forced drifted nodes count against the pool's consolidation budget too.
+// A forced node still pins for every reason above except its pool's WhenEmpty policy. NotCandidate lists
+// every node that is not a candidate, in node order, with its reasons.
 func (s *State) ConsolidationInput(cat *catalog.Catalog, opts ProblemOptions) (*Consolidation, []NotCandidate, []Issue, error) {
 	if cat == nil {
 		return nil, nil, nil, errors.New("consolidation: no catalog")
@@ -90,12 +102,23 @@ func (s *State) ConsolidationInput(cat *catalog.Catalog, opts ProblemOptions) (*
 	for _, np := range s.NodePools {
 		pools[np.Name] = np
 	}
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	claimOf := map[string]*apiv1.NodeClaim{}
+	for _, c := range s.NodeClaims {
+		if c.Status.NodeName != "" {
+			claimOf[c.Status.NodeName] = c
+		}
+	}
 
-	out := &Consolidation{Origin: map[model.PodRef]int{}, MaxRemoved: map[string]int{}}
+	out := &Consolidation{Origin: map[model.PodRef]int{}, MaxRemoved: map[string]int{}, Forced: map[string]string{}}
 	out.Problem = *p
 	out.Problem.Groups = nil
 	out.Problem.Nodes = nil
 	var not []NotCandidate
+	var wants []forceWish
 	var movable []*podInfo
 	origin := map[*podInfo]int{}
 	poolNodes, poolDeleting := map[string]int{}, map[string]int{}
@@ -107,9 +130,17 @@ func (s *State) ConsolidationInput(cat *catalog.Catalog, opts ProblemOptions) (*
 				poolDeleting[en.NodePool]++
 			}
 		}
-		reasons, withNode, move := s.pinReasons(n, en.NodePool, pools[en.NodePool], bound[n.Name], pdbs)
+		var must string
+		if en.NodePool != "" {
+			must = cmp.Or(ExpiryReason(claimOf[n.Name], now), DriftReason(pools[en.NodePool], claimOf[n.Name], n))
+		}
+		reasons, withNode, move := s.pinReasons(n, en.NodePool, pools[en.NodePool], bound[n.Name], pdbs, must != "")
 		if len(reasons) > 0 {
-			not = append(not, NotCandidate{Node: n.Name, Reason: strings.Join(reasons, "; ")})
+			why := strings.Join(reasons, "; ")
+			if must != "" {
+				why += " (" + must + ", but pinned)"
+			}
+			not = append(not, NotCandidate{Node: n.Name, Reason: why})
 			out.Problem.Nodes = append(out.Problem.Nodes, en)
 			continue
 		}
@@ -125,6 +156,9 @@ func (s *State) ConsolidationInput(cat *catalog.Catalog, opts ProblemOptions) (*
 			origin[pi] = len(out.Candidates)
 			movable = append(movable, pi)
 		}
+		if must != "" {
+			wants = append(wants, forceWish{node: n.Name, pool: en.NodePool, reason: must, claim: claimOf[n.Name]})
+		}
 		out.Candidates = append(out.Candidates, en)
 	}
 	slices.SortFunc(movable, func(a, b *podInfo) int { return byMeta(a.pod, b.pod) })
@@ -132,21 +166,51 @@ func (s *State) ConsolidationInput(cat *catalog.Catalog, opts ProblemOptions) (*
 	for _, pi := range movable {
 		out.Origin[model.PodRef{Namespace: pi.pod.Namespace, Name: pi.pod.Name}] = origin[pi]
 	}
+	driftLeft := map[string]int{}
 	for _, np := range s.NodePools {
-		b, ok, err := disruptionBudget(np, poolNodes[np.Name], poolDeleting[np.Name])
+		b, ok, err := disruptionBudget(np, poolNodes[np.Name], poolDeleting[np.Name], now, apiv1.DisruptionReasonUnderutilized, apiv1.DisruptionReasonEmpty)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("consolidation: nodepool %s: %w", np.Name, err)
 		}
 		if ok {
 			out.MaxRemoved[np.Name] = b
 		}
+		d, ok, err := disruptionBudget(np, poolNodes[np.Name], poolDeleting[np.Name], now, apiv1.DisruptionReasonDrifted)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("consolidation: nodepool %s: %w", np.Name, err)
+		}
+		if !ok {
+			d = len(s.Nodes) // no budget applies to drift: no cap
+		}
+		driftLeft[np.Name] = d
+	}
+	// Expired nodes go in any case; drifted ones within their pool's drift budget, oldest first.
+	slices.SortStableFunc(wants, func(a, b forceWish) int { return a.claim.CreationTimestamp.Compare(b.claim.CreationTimestamp.Time) })
+	for _, w := range wants {
+		expired := strings.HasPrefix(w.reason, "expired")
+		if !expired {
+			if driftLeft[w.pool] <= 0 {
+				continue // stays a plain candidate; a later pass replaces it
+			}
+			driftLeft[w.pool]--
+			if b, ok := out.MaxRemoved[w.pool]; ok {
+				out.MaxRemoved[w.pool] = max(b-1, 0)
+			}
+		}
+		out.Forced[w.node] = w.reason
 	}
 	return out, not, issues, nil
 }
 
+// forceWish is a candidate that has expired or drifted, before budgets decide whether it goes now.
+type forceWish struct {
+	node, pool, reason string
+	claim              *apiv1.NodeClaim
+}
+
 // pinReasons says why node n (of NodePool pool, "" when unmanaged) must stay; when it may go, withNode marks
 // the pods (by index into pods) that go with it and move lists the others.
-func (s *State) pinReasons(n *corev1.Node, pool string, np *apiv1.NodePool, pods []*podInfo, pdbs []pdbCheck) (reasons []string, withNode []bool, move []*podInfo) {
+func (s *State) pinReasons(n *corev1.Node, pool string, np *apiv1.NodePool, pods []*podInfo, pdbs []pdbCheck, forced bool) (reasons []string, withNode []bool, move []*podInfo) {
 	if pool == "" {
 		return []string{"not managed by a NodePool"}, nil, nil
 	}
@@ -185,7 +249,7 @@ func (s *State) pinReasons(n *corev1.Node, pool string, np *apiv1.NodePool, pods
 			}
 		}
 	}
-	if np != nil && np.Spec.Disruption.ConsolidationPolicy == apiv1.ConsolidationPolicyWhenEmpty && len(move) > 0 {
+	if !forced && np != nil && np.Spec.Disruption.ConsolidationPolicy == apiv1.ConsolidationPolicyWhenEmpty && len(move) > 0 {
 		reasons = append(reasons, fmt.Sprintf("nodepool %s consolidates only empty nodes (WhenEmpty) and the node runs %d pods", pool, len(move)))
 	}
 	return reasons, withNode, move
@@ -298,22 +362,26 @@ func (c pdbCheck) allowed(bound map[string][]*podInfo) (int, error) {
 	return running - v, nil
 }
 
-// disruptionBudget returns how many of np's nodes consolidation may remove now, and whether any budget
-// applies: the least over the active budgets whose reasons are empty or name Underutilized or Empty, of
-// their nodes ("3", or "20%" of the pool's nodes, rounded up), less the pool's nodes already being deleted.
-// Budgets with a schedule are treated as not active (cron schedules are not evaluated). A pool without
-// budgets gets the CRD's default, 10%.
-func disruptionBudget(np *apiv1.NodePool, nodes, deleting int) (int, bool, error) {
+// disruptionBudget returns how many of np's nodes may be disrupted now for any of reasons, and whether any
+// budget applies: the least over the active budgets whose reasons are empty or name one of reasons, of their
+// nodes ("3", or "20%" of the pool's nodes, rounded up), less the pool's nodes already being deleted. A budget
+// with a schedule is active from each time its cron schedule (UTC) fires until its duration has passed. A pool
+// without budgets gets the CRD's default, 10%.
+func disruptionBudget(np *apiv1.NodePool, nodes, deleting int, now time.Time, reasons ...apiv1.DisruptionReason) (int, bool, error) {
 	budgets := np.Spec.Disruption.Budgets
 	if len(budgets) == 0 {
 		budgets = []apiv1.Budget{{Nodes: defaultBudget}}
 	}
 	best, found := 0, false
 	for i, b := range budgets {
-		if b.Schedule != nil {
+		active, err := budgetActive(b, now)
+		if err != nil {
+			return 0, false, fmt.Errorf("spec.disruption.budgets[%d]: %w", i, err)
+		}
+		if !active {
 			continue
 		}
-		if len(b.Reasons) > 0 && !slices.Contains(b.Reasons, apiv1.DisruptionReasonUnderutilized) && !slices.Contains(b.Reasons, apiv1.DisruptionReasonEmpty) {
+		if len(b.Reasons) > 0 && !slices.ContainsFunc(reasons, func(r apiv1.DisruptionReason) bool { return slices.Contains(b.Reasons, r) }) {
 			continue
 		}
 		v, err := budgetNodes(cmp.Or(b.Nodes, defaultBudget), nodes)
@@ -325,6 +393,24 @@ func disruptionBudget(np *apiv1.NodePool, nodes, deleting int) (int, bool, error
 		}
 	}
 	return max(best-deleting, 0), found, nil
+}
+
+// budgetActive reports whether budget b applies at now: always without a schedule, otherwise when the
+// schedule fired at most its duration ago (the first firing after now-duration is not after now).
+func budgetActive(b apiv1.Budget, now time.Time) (bool, error) {
+	if b.Schedule == nil {
+		return true, nil
+	}
+	if b.Duration == nil || b.Duration.Duration <= 0 {
+		return false, errors.New("a schedule needs a positive duration")
+	}
+	sched, err := cron.ParseStandard(*b.Schedule)
+	if err != nil {
+		return false, fmt.Errorf("schedule %q: %w", *b.Schedule, err)
+	}
+	now = now.UTC()
+	next := sched.Next(now.Add(-b.Duration.Duration))
+	return !next.IsZero() && !next.After(now), nil
 }
 
 // budgetNodes evaluates a budget's nodes field against a pool of n nodes.

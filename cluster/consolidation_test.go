@@ -1,9 +1,11 @@
 package cluster
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/packwright/packwright/model"
 )
@@ -157,15 +159,20 @@ func TestConsolidationBudgets(t *testing.T) {
 		deleting   int
 		want       int
 		capped     bool
+		now        string // RFC 3339; default a Monday, 12:30 UTC
 	}{
-		{"count", "{consolidateAfter: 1m, budgets: [{nodes: '3'}]}", 10, 0, 3, true},
-		{"percent rounds up", "{consolidateAfter: 1m, budgets: [{nodes: '20%'}]}", 6, 0, 2, true},
-		{"most restrictive wins", "{consolidateAfter: 1m, budgets: [{nodes: '50%'}, {nodes: '1'}]}", 10, 0, 1, true},
-		{"nodes being deleted count against it", "{consolidateAfter: 1m, budgets: [{nodes: '3'}]}", 10, 2, 1, true},
-		{"default 10%", "{consolidateAfter: 1m}", 10, 0, 1, true},
-		{"scheduled budget is not active", "{consolidateAfter: 1m, budgets: [{nodes: '0', schedule: '@daily', duration: 1h}]}", 10, 0, 0, false},
-		{"drift-only budget does not apply", "{consolidateAfter: 1m, budgets: [{nodes: '0', reasons: [Drifted]}, {nodes: '4', reasons: [Underutilized]}]}", 10, 0, 4, true},
-		{"zero", "{consolidateAfter: 1m, budgets: [{nodes: '0'}]}", 10, 0, 0, true},
+		{"count", "{consolidateAfter: 1m, budgets: [{nodes: '3'}]}", 10, 0, 3, true, ""},
+		{"percent rounds up", "{consolidateAfter: 1m, budgets: [{nodes: '20%'}]}", 6, 0, 2, true, ""},
+		{"most restrictive wins", "{consolidateAfter: 1m, budgets: [{nodes: '50%'}, {nodes: '1'}]}", 10, 0, 1, true, ""},
+		{"nodes being deleted count against it", "{consolidateAfter: 1m, budgets: [{nodes: '3'}]}", 10, 2, 1, true, ""},
+		{"default 10%", "{consolidateAfter: 1m}", 10, 0, 1, true, ""},
+		{"a daily budget outside its hour", "{consolidateAfter: 1m, budgets: [{nodes: '0', schedule: '@daily', duration: 1h}]}", 10, 0, 0, false, ""},
+		{"a daily budget inside its hour", "{consolidateAfter: 1m, budgets: [{nodes: '0', schedule: '@daily', duration: 1h}]}", 10, 0, 0, true, "2026-06-01T00:30:00Z"},
+		{"business hours on a Monday", "{consolidateAfter: 1m, budgets: [{nodes: '0', schedule: '0 9 * * 1-5', duration: 8h}, {nodes: '5'}]}", 10, 0, 0, true, ""},
+		{"business hours on a Sunday", "{consolidateAfter: 1m, budgets: [{nodes: '0', schedule: '0 9 * * 1-5', duration: 8h}, {nodes: '5'}]}", 10, 0, 5, true, "2026-05-31T12:30:00Z"},
+		{"business hours ended", "{consolidateAfter: 1m, budgets: [{nodes: '0', schedule: '0 9 * * 1-5', duration: 8h}, {nodes: '5'}]}", 10, 0, 5, true, "2026-06-01T17:00:00Z"},
+		{"drift-only budget does not apply", "{consolidateAfter: 1m, budgets: [{nodes: '0', reasons: [Drifted]}, {nodes: '4', reasons: [Underutilized]}]}", 10, 0, 4, true, ""},
+		{"zero", "{consolidateAfter: 1m, budgets: [{nodes: '0'}]}", 10, 0, 0, true, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -178,7 +185,11 @@ func TestConsolidationBudgets(t *testing.T) {
 				docs = append(docs, consNode(fmt.Sprintf("n%02d", i), meta))
 			}
 			s := readDocs(t, docs...)
-			in, not, _, err := s.ConsolidationInput(testCatalog(t), ProblemOptions{})
+			now, err := time.Parse(time.RFC3339, cmp.Or(tc.now, "2026-06-01T12:30:00Z"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, not, _, err := s.ConsolidationInput(testCatalog(t), ProblemOptions{Now: now})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -190,6 +201,16 @@ func TestConsolidationBudgets(t *testing.T) {
 				t.Errorf("%d candidates, not %v", len(in.Candidates), not)
 			}
 		})
+	}
+}
+
+func TestConsolidationBudgetsRejectBadSchedules(t *testing.T) {
+	for _, b := range []string{"{nodes: '1', schedule: 'every day', duration: 1h}", "{nodes: '1', schedule: '@daily'}"} {
+		s := readDocs(t, consPool("{consolidateAfter: 1m, budgets: ["+b+"]}"), consNode("a", ""))
+		_, _, _, err := s.ConsolidationInput(testCatalog(t), ProblemOptions{})
+		if err == nil || !strings.Contains(err.Error(), "nodepool general: spec.disruption.budgets[0]") {
+			t.Errorf("budget %s: err %v", b, err)
+		}
 	}
 }
 

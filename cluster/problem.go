@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/packwright/packwright/catalog"
 	"github.com/packwright/packwright/model"
@@ -18,6 +19,9 @@ type ProblemOptions struct {
 	Kubelet *catalog.KubeletConfig
 	// DefaultNodePool replaces DefaultNodePool() as the pool used when the State has no NodePool.
 	DefaultNodePool *model.NodePool
+	// Now is the time at which ConsolidationInput evaluates disruption budgets' schedules and NodeClaims'
+	// expireAfter; zero means time.Now().
+	Now time.Time
 }
 
 // Problem converts the State into the optimisation problem, with offerings from cat:

@@ -29,7 +29,8 @@ type State struct {
 	DaemonSets           []*appsv1.DaemonSet
 	PodDisruptionBudgets []*policyv1.PodDisruptionBudget
 	NodePools            []*apiv1.NodePool
-	// NodeClaims are read and kept for callers; Problem does not use them yet.
+	// NodeClaims are kept for callers; ConsolidationInput reads them (matched to nodes by status.nodeName) for
+	// expiry and drift.
 	NodeClaims []*apiv1.NodeClaim
 
 	seen map[string]bool // kind/namespace/name of every object added

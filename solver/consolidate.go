@@ -18,17 +18,27 @@ const (
 	DefaultMoveCost = 0.0001
 	// DefaultMinSaving is the least hourly saving (USD) for which a consolidation acts.
 	DefaultMinSaving = 0.01
+	// MinSpotToSpotTypes is how many spot instance types cheaper than the spot nodes it replaces a spot-to-spot
+	// replacement needs (as Karpenter): choosing among few cheap types would land on the pools most likely to
+	// be interrupted.
+	MinSpotToSpotTypes = 15
 )
+
+// excludedTaintKey marks, in the problem a consolidation solves, offerings the plan may not use (no pod
+// tolerates it). Tainting keeps the offerings' indices, which the decision's NewNodes refer to.
+const excludedTaintKey = "packwright.dev/excluded-by-consolidation"
 
 // ConsolidationInput is a cluster prepared for consolidation. Problem holds the nodes that stay whatever
 // happens (with their pods bound), the offerings that may be launched, the pools and zones, and, as Groups,
 // the movable pods of the candidate nodes. Candidates are the nodes that may be removed or replaced; their
 // Pods are the pods that go with the node (DaemonSet pods), never moved. Origin maps every movable pod to
-// the index of the candidate it runs on.
+// the index of the candidate it runs on. Forced names the candidates that must go whatever it saves (expired
+// or drifted nodes), each with why.
 type ConsolidationInput struct {
 	Problem    model.Problem
 	Candidates []model.ExistingNode
 	Origin     map[model.PodRef]int
+	Forced     map[string]string
 }
 
 // ConsolidationOptions configure Consolidate.
@@ -42,9 +52,14 @@ type ConsolidationOptions struct {
 	// no cap). It is enforced by re-solving: the removed candidates beyond the cap that save least (the
 	// cheapest) are pinned, kept as they are, and the rest is solved again, up to maxBudgetRounds times.
 	MaxRemoved map[string]int
+	// SpotToSpot allows replacing spot nodes by new spot nodes (Karpenter's SpotToSpotConsolidation). Without
+	// it, a plan that launches spot nodes must remove at least one on-demand node (on-demand to spot is always
+	// allowed); with it, a spot-only replacement also needs MinSpotToSpotTypes spot instance types cheaper
+	// than the spot nodes it removes. A plan that breaks the rule is solved again without spot launches.
+	SpotToSpot bool
 }
 
-// maxBudgetRounds bounds the re-solves that disruption budgets cause.
+// maxBudgetRounds bounds the re-solves that disruption budgets and the spot-to-spot rule cause.
 const maxBudgetRounds = 4
 
 // Move is one pod that the plan moves: from a candidate node to a kept node or a new one.
@@ -60,9 +75,12 @@ type Move struct {
 type Consolidation struct {
 	Act    bool
 	Reason string
-	// Kept and Removed name the candidate nodes; NewNodes are launched (offerings of the input's Problem).
+	// Kept and Removed name the candidate nodes; NewNodes are launched (offerings of Model, whose first
+	// offerings are the input's, possibly tainted to exclude them).
 	Kept, Removed []string
 	NewNodes      []model.NewNode
+	// Forced maps the removed candidates that had to go (ConsolidationInput.Forced) to why.
+	Forced map[string]string
 	Moves         []Move
 	// Costs are hourly USD over the whole cluster (candidates and the nodes that stay). LowerBound is a proven
 	// lower bound on CostAfter over every valid consolidation of these candidates.
@@ -87,33 +105,82 @@ func (c *Consolidation) Gap() float64 {
 // every candidate becomes an offering with MaxCount 1 (keeping it is "launching" it once) at its own price
 // less MoveCost per movable pod on it (the moves its removal forces), and its movable pods become pending.
 // The portfolio's plan, validated, says which candidates are kept; its lower bound, plus the cost of the
-// nodes that stay, bounds the cost after. Below MinSaving the answer is no action.
+// nodes that stay, bounds the cost after. Forced candidates get no such offering: their pods must move. Below
+// MinSaving the answer is no action, unless a forced candidate goes.
 func Consolidate(ctx context.Context, in *ConsolidationInput, opts ConsolidationOptions) (*Consolidation, error) {
 	began := time.Now()
 	if in == nil {
 		return nil, errors.New("consolidate: nil input")
 	}
+	for name := range in.Forced {
+		if !slices.ContainsFunc(in.Candidates, func(n model.ExistingNode) bool { return n.Name == name }) {
+			return nil, fmt.Errorf("consolidate: forced node %s is not a candidate", name)
+		}
+	}
 	var firstBound float64
+	noSpot := false
 	for round := 0; ; round++ {
-		res, err := consolidateOnce(ctx, in, opts)
+		res, err := consolidateOnce(ctx, in, opts, noSpot)
 		if err != nil {
 			return nil, err
 		}
-		// Pinning only restricts the problem: the first round's bound holds for every later one.
+		// Pinning and excluding offerings only restrict the problem: the first round's bound holds for every
+		// later one.
 		if round == 0 {
 			firstBound = res.LowerBound
 		}
 		res.LowerBound = math.Min(firstBound, res.CostAfter)
 		res.Duration = time.Since(began)
+		spot := !noSpot && spotToSpot(in, res, opts.SpotToSpot)
 		pinned := overBudget(in, res, opts.MaxRemoved)
-		if len(pinned) == 0 {
+		if !spot && len(pinned) == 0 {
 			return res, nil
 		}
 		if round+1 >= maxBudgetRounds {
-			return nil, fmt.Errorf("consolidate: disruption budgets still exceeded after %d solves", maxBudgetRounds)
+			return nil, fmt.Errorf("consolidate: disruption budgets or the spot-to-spot rule still broken after %d solves", maxBudgetRounds)
+		}
+		if spot {
+			noSpot = true // the budgets are checked again on the plan without spot launches
+			continue
 		}
 		in = pin(in, pinned)
 	}
+}
+
+// spotToSpot reports whether res breaks the spot-to-spot rule (see ConsolidationOptions.SpotToSpot).
+func spotToSpot(in *ConsolidationInput, res *Consolidation, allowed bool) bool {
+	if !res.Act {
+		return false
+	}
+	pools := map[string]bool{}
+	for _, nn := range res.NewNodes {
+		if o := &res.Model.Offerings[nn.Offering]; o.CapacityType == model.Spot {
+			pools[o.NodePool] = true
+		}
+	}
+	if len(pools) == 0 {
+		return false
+	}
+	removedPrice := 0.0
+	for _, n := range in.Candidates {
+		if !slices.Contains(res.Removed, n.Name) {
+			continue
+		}
+		if n.CapacityType != model.Spot {
+			return false // on-demand to spot
+		}
+		removedPrice += n.Price
+	}
+	if !allowed {
+		return true
+	}
+	cheaper := map[string]bool{}
+	for _, o := range in.Problem.Offerings {
+		if o.CapacityType == model.Spot && pools[o.NodePool] && o.Price < removedPrice {
+			cheaper[o.InstanceType] = true
+		}
+	}
+	return len(cheaper) < MinSpotToSpotTypes
 }
 
 // overBudget returns the candidates (by name) to pin so that no pool loses more than its budget: in each pool
@@ -128,6 +195,9 @@ func overBudget(in *ConsolidationInput, res *Consolidation, budget map[string]in
 	}
 	perPool := map[string][]*model.ExistingNode{}
 	for _, name := range res.Removed {
+		if _, forced := in.Forced[name]; forced {
+			continue // forced removals are outside the consolidation budget (cluster counts drift in)
+		}
 		n := byName[name]
 		perPool[n.NodePool] = append(perPool[n.NodePool], n)
 	}
@@ -157,7 +227,7 @@ func cmpFloat(a, b float64) int {
 
 // pin returns in with the named candidates turned into nodes that stay, their movable pods bound to them.
 func pin(in *ConsolidationInput, names map[string]bool) *ConsolidationInput {
-	out := &ConsolidationInput{Problem: in.Problem, Origin: map[model.PodRef]int{}}
+	out := &ConsolidationInput{Problem: in.Problem, Origin: map[model.PodRef]int{}, Forced: in.Forced}
 	out.Problem.Nodes = slices.Clone(in.Problem.Nodes)
 	newIdx := make([]int, len(in.Candidates))
 	nodeOf := make([]int, len(in.Candidates))
@@ -194,8 +264,8 @@ func pin(in *ConsolidationInput, names map[string]bool) *ConsolidationInput {
 	return out
 }
 
-// consolidateOnce is one solve of Consolidate, without budgets.
-func consolidateOnce(ctx context.Context, in *ConsolidationInput, opts ConsolidationOptions) (*Consolidation, error) {
+// consolidateOnce is one solve of Consolidate, without budgets; noSpot excludes spot launches.
+func consolidateOnce(ctx context.Context, in *ConsolidationInput, opts ConsolidationOptions, noSpot bool) (*Consolidation, error) {
 	began := time.Now()
 	if opts.MoveCost == 0 {
 		opts.MoveCost = DefaultMoveCost
@@ -207,6 +277,13 @@ func consolidateOnce(ctx context.Context, in *ConsolidationInput, opts Consolida
 
 	p := in.Problem
 	p.Offerings = slices.Clone(in.Problem.Offerings)
+	if noSpot {
+		for i := range p.Offerings {
+			if o := &p.Offerings[i]; o.CapacityType == model.Spot {
+				o.Taints = append(slices.Clone(o.Taints), model.Taint{Key: excludedTaintKey, Value: "spot-to-spot", Effect: model.NoSchedule})
+			}
+		}
+	}
 	movable := make([]int, len(in.Candidates))
 	for ref, ci := range in.Origin {
 		if ci < 0 || ci >= len(in.Candidates) {
@@ -214,15 +291,20 @@ func consolidateOnce(ctx context.Context, in *ConsolidationInput, opts Consolida
 		}
 		movable[ci]++
 	}
-	first := len(p.Offerings)
 	staying := 0.0
 	for _, n := range in.Problem.Nodes {
 		staying += n.Price
 	}
 	before := staying
+	candidateOffering := make([]int, len(in.Candidates))
 	for ci := range in.Candidates {
 		n := &in.Candidates[ci]
 		before += n.Price
+		candidateOffering[ci] = -1
+		if _, forced := in.Forced[n.Name]; forced {
+			continue // it cannot be kept
+		}
+		candidateOffering[ci] = len(p.Offerings)
 		alloc := n.Allocatable.Clone()
 		for _, bp := range n.Pods { // pods that go with the node take their room on it
 			for k, v := range bp.Requests {
@@ -268,8 +350,14 @@ func consolidateOnce(ctx context.Context, in *ConsolidationInput, opts Consolida
 		pods []model.GroupCount
 	}
 	var places []placement
+	candidateOf := map[int]int{}
+	for ci, o := range candidateOffering {
+		if o >= 0 {
+			candidateOf[o] = ci
+		}
+	}
 	for _, nn := range plan.NewNodes {
-		if ci := nn.Offering - first; ci >= 0 {
+		if ci, ok := candidateOf[nn.Offering]; ok {
 			kept[ci] = true
 			after += in.Candidates[ci].Price
 			places = append(places, placement{in.Candidates[ci].Name, ci, nn.Pods})
@@ -322,6 +410,12 @@ func consolidateOnce(ctx context.Context, in *ConsolidationInput, opts Consolida
 			out.Kept = append(out.Kept, n.Name)
 		} else {
 			out.Removed = append(out.Removed, n.Name)
+			if why, ok := in.Forced[n.Name]; ok {
+				if out.Forced == nil {
+					out.Forced = map[string]string{}
+				}
+				out.Forced[n.Name] = why
+			}
 		}
 	}
 	out.CostAfter = after
@@ -330,13 +424,13 @@ func consolidateOnce(ctx context.Context, in *ConsolidationInput, opts Consolida
 	switch {
 	case len(plan.Unschedulable) > 0:
 		out.Reason = fmt.Sprintf("the plan leaves %d groups' pods without a node", len(plan.Unschedulable))
-	case out.Saving < opts.MinSaving:
+	case out.Saving < opts.MinSaving && len(out.Forced) == 0:
 		out.Reason = fmt.Sprintf("saving $%.4f/h is below the threshold $%.4f/h", out.Saving, opts.MinSaving)
 	default:
 		out.Act = true
 	}
 	if !out.Act {
-		out.Kept, out.Removed, out.NewNodes, out.Moves = candidateNames(in.Candidates), nil, nil, nil
+		out.Kept, out.Removed, out.NewNodes, out.Moves, out.Forced = candidateNames(in.Candidates), nil, nil, nil, nil
 		out.CostAfter, out.Saving = before, 0
 		out.LowerBound = math.Min(out.LowerBound, before)
 	}

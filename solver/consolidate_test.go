@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -165,5 +167,121 @@ func BenchmarkConsolidateRandom1000(b *testing.B) {
 		b.ReportMetric(100*res.Gap(), "gap%")
 		b.ReportMetric(res.Duration.Seconds(), "s")
 		b.ReportMetric(float64(len(res.Moves)), "moves")
+	}
+}
+
+// withForced marks the named candidates of in as forced out.
+func withForced(in *ConsolidationInput, names ...string) *ConsolidationInput {
+	in.Forced = map[string]string{}
+	for _, n := range names {
+		in.Forced[n] = "drifted: test"
+	}
+	return in
+}
+
+func TestConsolidateForced(t *testing.T) {
+	cases := []struct {
+		name              string
+		in                *ConsolidationInput
+		opts              ConsolidationOptions
+		removed, newNodes int
+		after             float64
+	}{
+		{"a full forced node is replaced although nothing is saved", withForced(consolidationInput(0.2, 0.2, 4), "node-0"), ConsolidationOptions{}, 1, 1, 0.2},
+		{"a forced node's pods move to a kept node", withForced(consolidationInput(0.2, 0.2, 2, 1), "node-0"), ConsolidationOptions{}, 1, 0, 0.2},
+		{"forced removals are outside the budget", withForced(consolidationInput(0.2, 0.2, 1, 1, 0), "node-0"), ConsolidationOptions{MaxRemoved: map[string]int{"default": 0}}, 1, 0, 0.4},
+		{"budget 1 beside a forced node", withForced(consolidationInput(0.2, 0.2, 1, 1, 1, 0), "node-0"), ConsolidationOptions{MaxRemoved: map[string]int{"default": 1}}, 2, 0, 0.4},
+	}
+	kinds := []Kind{Greedy}
+	if highs.Available() {
+		kinds = append(kinds, MIP)
+	}
+	for _, tc := range cases {
+		for _, kind := range kinds {
+			t.Run(tc.name+"/"+string(kind), func(t *testing.T) {
+				opts := tc.opts
+				opts.Solve = Options{Kind: kind, Deadline: 2 * time.Second}
+				res, err := Consolidate(context.Background(), tc.in, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := res.Plan.Validate(res.Model); err != nil {
+					t.Fatalf("invalid plan: %v", err)
+				}
+				if !res.Act || len(res.Removed) != tc.removed || len(res.NewNodes) != tc.newNodes || res.Forced["node-0"] == "" {
+					t.Fatalf("act %v removed %v new %d forced %v (reason %q), want removed %d new %d", res.Act, res.Removed,
+						len(res.NewNodes), res.Forced, res.Reason, tc.removed, tc.newNodes)
+				}
+				if !slices.Contains(res.Removed, "node-0") {
+					t.Fatalf("forced node-0 kept: removed %v", res.Removed)
+				}
+				if math.Abs(res.CostAfter-tc.after) > 1e-9 || res.LowerBound > res.CostAfter+1e-9 {
+					t.Fatalf("cost after %.4f (bound %.4f), want %.4f", res.CostAfter, res.LowerBound, tc.after)
+				}
+			})
+		}
+	}
+	if _, err := Consolidate(context.Background(), withForced(consolidationInput(0.2, 0.2, 1), "ghost"), ConsolidationOptions{}); err == nil ||
+		!strings.Contains(err.Error(), "ghost") {
+		t.Errorf("a forced node that is not a candidate: err %v", err)
+	}
+}
+
+// spotInput is one candidate of capacity type capType at 0.5/h holding three 1-cpu pods, with an on-demand
+// offering at onDemand (none when 0) and spotTypes spot instance types at 0.1/h.
+func spotInput(capType string, onDemand float64, spotTypes int) *ConsolidationInput {
+	in := consolidationInput(0.5, onDemand, 3)
+	in.Candidates[0].CapacityType = capType
+	spot := in.Problem.Offerings[0]
+	if onDemand == 0 {
+		in.Problem.Offerings = nil
+	}
+	for i := range spotTypes {
+		o := spot
+		o.InstanceType = fmt.Sprintf("s%d", i)
+		o.ID, o.CapacityType, o.Price = "default/"+o.InstanceType+"/a/spot", model.Spot, 0.1+float64(i)*0.001
+		in.Problem.Offerings = append(in.Problem.Offerings, o)
+	}
+	return in
+}
+
+func TestConsolidateSpotToSpot(t *testing.T) {
+	cases := []struct {
+		name       string
+		in         *ConsolidationInput
+		spotToSpot bool
+		act        bool
+		launch     string // capacity type of the one new node, "" for none
+	}{
+		{"on-demand to spot is allowed", spotInput(model.OnDemand, 0.3, 1), false, true, model.Spot},
+		{"spot to spot is off by default: on-demand instead", spotInput(model.Spot, 0.3, 20), false, true, model.OnDemand},
+		{"spot to spot needs 15 cheaper types", spotInput(model.Spot, 0.3, 14), true, true, model.OnDemand},
+		{"spot to spot with 15 cheaper types", spotInput(model.Spot, 0.3, 15), true, true, model.Spot},
+		{"spot only and not allowed: nothing to do", spotInput(model.Spot, 0, 3), false, false, ""},
+	}
+	kinds := []Kind{Greedy}
+	if highs.Available() {
+		kinds = append(kinds, MIP)
+	}
+	for _, tc := range cases {
+		for _, kind := range kinds {
+			t.Run(tc.name+"/"+string(kind), func(t *testing.T) {
+				res, err := Consolidate(context.Background(), tc.in, ConsolidationOptions{SpotToSpot: tc.spotToSpot,
+					Solve: Options{Kind: kind, Deadline: 2 * time.Second}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := res.Plan.Validate(res.Model); err != nil {
+					t.Fatalf("invalid plan: %v", err)
+				}
+				got := ""
+				if len(res.NewNodes) == 1 {
+					got = res.Model.Offerings[res.NewNodes[0].Offering].CapacityType
+				}
+				if res.Act != tc.act || got != tc.launch || len(res.NewNodes) > 1 {
+					t.Fatalf("act %v, new nodes %v (%q; reason %q), want act %v launching %q", res.Act, res.NewNodes, got, res.Reason, tc.act, tc.launch)
+				}
+			})
+		}
 	}
 }
