@@ -123,11 +123,15 @@ func TestTemplateHashFollowsTheTemplate(t *testing.T) {
 		t.Fatalf("hash %q is not stable", base)
 	}
 	changes := map[string]func(*apiv1.NodePool){
-		"label":       func(p *apiv1.NodePool) { p.Spec.Template.Labels = map[string]string{"team": "web"} },
-		"taint":       func(p *apiv1.NodePool) { p.Spec.Template.Spec.Taints = []corev1.Taint{{Key: "k", Effect: corev1.TaintEffectNoSchedule}} },
+		"label": func(p *apiv1.NodePool) { p.Spec.Template.Labels = map[string]string{"team": "web"} },
+		"taint": func(p *apiv1.NodePool) {
+			p.Spec.Template.Spec.Taints = []corev1.Taint{{Key: "k", Effect: corev1.TaintEffectNoSchedule}}
+		},
 		"node class":  func(p *apiv1.NodePool) { p.Spec.Template.Spec.NodeClassRef.Name = "other" },
 		"expireAfter": func(p *apiv1.NodePool) { p.Spec.Template.Spec.ExpireAfter = apiv1.MustParseNillableDuration("24h") },
-		"grace":       func(p *apiv1.NodePool) { p.Spec.Template.Spec.TerminationGracePeriod = &metav1.Duration{Duration: time.Hour} },
+		"grace": func(p *apiv1.NodePool) {
+			p.Spec.Template.Spec.TerminationGracePeriod = &metav1.Duration{Duration: time.Hour}
+		},
 	}
 	for name, change := range changes {
 		p := np.DeepCopy()

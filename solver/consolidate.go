@@ -81,7 +81,7 @@ type Consolidation struct {
 	NewNodes      []model.NewNode
 	// Forced maps the removed candidates that had to go (ConsolidationInput.Forced) to why.
 	Forced map[string]string
-	Moves         []Move
+	Moves  []Move
 	// Costs are hourly USD over the whole cluster (candidates and the nodes that stay). LowerBound is a proven
 	// lower bound on CostAfter over every valid consolidation of these candidates.
 	CostBefore, CostAfter, Saving, LowerBound float64
