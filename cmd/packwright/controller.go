@@ -50,9 +50,10 @@ func runController(ctx context.Context, args []string, stdout, stderr io.Writer)
 	leaderNS := fs.String("leader-election-namespace", "", "namespace of the leader-election lease (default: the pod's)")
 	kubeconfig := fs.String("kubeconfig", "", "kubeconfig file (default: in-cluster configuration)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error (logs are JSON)")
-	consolidation := fs.Bool("consolidation", true, "consolidate: remove and replace nodes to lower the cluster's cost")
+	consolidation := fs.Bool("consolidation", true, "disruption: consolidate (remove and replace nodes to lower the cluster's cost) and replace expired and drifted nodes")
 	consolidationInterval := fs.Duration("consolidation-interval", 30*time.Second, "time between consolidation decisions")
 	consolidationDeadline := fs.Duration("consolidation-deadline", 5*time.Second, "deadline of each consolidation solve")
+	spotToSpot := fs.Bool("spot-to-spot-consolidation", false, "let consolidation replace spot nodes by cheaper spot nodes (needs 15 cheaper spot instance types)")
 	simReady := fs.Duration("sim-ready-delay", 5*time.Second, "sim provider: time until a new node is Ready")
 	launchTemplate := fs.String("aws-launch-template", "", "aws provider: launch template name (required for aws)")
 	launchMethod := fs.String("aws-launch-method", awsprovider.LaunchFleet, "aws provider: fleet (CreateFleet instant) or run-instances")
@@ -104,7 +105,8 @@ func runController(ctx context.Context, args []string, stdout, stderr io.Writer)
 		MetricsAddr: *metricsAddr, ProbeAddr: *probeAddr,
 		LeaderElection: *leaderElect, LeaderElectionNamespace: *leaderNS,
 		DisableDisruption: !*consolidation,
-		Disruption:        disruption.Options{Interval: *consolidationInterval, Deadline: *consolidationDeadline},
+		Disruption: disruption.Options{Interval: *consolidationInterval, Deadline: *consolidationDeadline,
+			Consolidation: solver.ConsolidationOptions{SpotToSpot: *spotToSpot}},
 	}
 	switch *provider {
 	case sim.Name:

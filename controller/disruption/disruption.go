@@ -1,9 +1,9 @@
-// Package disruption keeps the cluster cheap: it periodically solves consolidation over the nodes Packwright
-// manages (solver.Consolidate: delete empty nodes, delete or merge under-used ones, replace nodes by cheaper
-// ones, in one solve) and carries out one decision at a time: launch the replacements and wait until they are
-// ready, re-validate the decision against the cluster as it is then, and delete the removed nodes' NodeClaims,
-// whose termination taints the node, drains it through the Eviction API (PodDisruptionBudgets respected) and
-// terminates the instance.
+// Package disruption keeps the cluster cheap and current: it periodically solves consolidation over the nodes
+// Packwright manages (solver.Consolidate: delete empty nodes, delete or merge under-used ones, replace nodes by
+// cheaper ones, and move the pods off expired and drifted nodes, in one solve) and carries out one decision at
+// a time: launch the replacements and wait until they are ready, re-validate the decision against the cluster
+// as it is then, and delete the removed nodes' NodeClaims, whose termination taints the node, drains it through
+// the Eviction API (PodDisruptionBudgets respected) and terminates the instance.
 package disruption
 
 import (
@@ -14,6 +14,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -46,6 +48,13 @@ type Options struct {
 	// Observe is called with every decision (tests, benchmarks).
 	Observe func(*solver.Consolidation)
 }
+
+// Termination reasons the controller records on the NodeClaims it deletes.
+const (
+	ReasonConsolidated = "consolidated"
+	ReasonDrifted      = "drifted"
+	ReasonExpired      = "expired"
+)
 
 // Controller is the disruption loop. It runs as a manager Runnable on the leader only.
 type Controller struct {
@@ -116,12 +125,13 @@ func (c *Controller) Pass(ctx context.Context) (*solver.Consolidation, error) {
 		}
 		claimOfNode[cl.Status.NodeName] = cl
 	}
+	c.markDrifted(ctx, state, claimOfNode)
 	pinned := c.pinByPolicy(state, claimOfNode)
-	cons, notCandidates, _, err := state.ConsolidationInput(c.opts.Catalog, cluster.ProblemOptions{})
+	cons, notCandidates, _, err := state.ConsolidationInput(c.opts.Catalog, cluster.ProblemOptions{Now: c.now()})
 	if err != nil {
 		return nil, fmt.Errorf("consolidation input: %w", err)
 	}
-	in := &solver.ConsolidationInput{Problem: cons.Problem, Candidates: cons.Candidates, Origin: cons.Origin}
+	in := &solver.ConsolidationInput{Problem: cons.Problem, Candidates: cons.Candidates, Origin: cons.Origin, Forced: cons.Forced}
 	opts := c.opts.Consolidation
 	opts.MaxRemoved = cons.MaxRemoved
 	for _, nc := range notCandidates {
@@ -142,15 +152,51 @@ func (c *Controller) Pass(ctx context.Context) (*solver.Consolidation, error) {
 		logger.V(1).Info("no consolidation", "reason", decision.Reason, "candidates", len(in.Candidates), "pinnedByPolicy", pinned)
 		return decision, nil
 	}
-	logger.Info("consolidating", "remove", decision.Removed, "launch", len(decision.NewNodes), "saving", decision.Saving,
+	logger.Info("consolidating", "remove", decision.Removed, "forced", decision.Forced, "launch", len(decision.NewNodes), "saving", decision.Saving,
 		"costBefore", decision.CostBefore, "costAfter", decision.CostAfter, "lowerBound", decision.LowerBound, "gap", decision.Gap(),
 		"moves", len(decision.Moves), "duration", decision.Duration.String())
 	return decision, c.execute(ctx, state, in, decision, claimOfNode)
 }
 
+// markDrifted sets the Drifted condition on the NodeClaims that no longer match their NodePool (and clears it
+// on those that match again), so that `kubectl get nodeclaims` shows what consolidation will replace. A
+// failed update is logged and retried on the next pass: the condition is information, the decision is
+// ConsolidationInput's.
+func (c *Controller) markDrifted(ctx context.Context, state *cluster.State, claimOfNode map[string]*apiv1.NodeClaim) {
+	pools := map[string]*apiv1.NodePool{}
+	for _, np := range state.NodePools {
+		pools[np.Name] = np
+	}
+	for _, n := range state.Nodes {
+		cl := claimOfNode[n.Name]
+		if cl == nil {
+			continue
+		}
+		why := cluster.DriftReason(pools[cl.Labels[apiv1.NodePoolLabelKey]], cl, n)
+		if (why != "") == apiv1.IsConditionTrue(cl.Status.Conditions, apiv1.ConditionTypeDrifted) {
+			continue
+		}
+		cl = cl.DeepCopy()
+		status, reason := metav1.ConditionFalse, "NotDrifted"
+		if why != "" {
+			status, reason = metav1.ConditionTrue, "Drifted"
+		}
+		meta.SetStatusCondition(&cl.Status.Conditions, metav1.Condition{Type: apiv1.ConditionTypeDrifted, Status: status,
+			Reason: reason, Message: why, ObservedGeneration: cl.Generation})
+		if err := c.client.Status().Update(ctx, cl); err != nil {
+			log.FromContext(ctx).V(1).Info("drift condition not recorded", "nodeclaim", cl.Name, "error", err.Error())
+			continue
+		}
+		if why != "" {
+			c.recorder.Eventf(cl, corev1.EventTypeNormal, "Drifted", "NodeClaim %s has drifted: %s", cl.Name, why)
+		}
+	}
+}
+
 // pinByPolicy marks, in state, the nodes their NodePool's disruption policy keeps now: consolidateAfter not
 // elapsed since the node was initialised (or since a pod last landed on it), or WhenEmpty with pods. The mark is
-// the do-not-disrupt annotation on the state's copy of the Node, which ConsolidationInput honours.
+// the do-not-disrupt annotation on the state's copy of the Node, which ConsolidationInput honours. Expired and
+// drifted nodes are left unmarked: consolidateAfter delays consolidation, not their replacement.
 func (c *Controller) pinByPolicy(state *cluster.State, claimOfNode map[string]*apiv1.NodeClaim) int {
 	pools := map[string]*apiv1.NodePool{}
 	for _, np := range state.NodePools {
@@ -169,6 +215,9 @@ func (c *Controller) pinByPolicy(state *cluster.State, claimOfNode map[string]*a
 			continue
 		}
 		np := pools[cl.Labels[apiv1.NodePoolLabelKey]]
+		if cluster.ExpiryReason(cl, c.now()) != "" || cluster.DriftReason(np, cl, n) != "" {
+			continue
+		}
 		keep := np == nil
 		if np != nil {
 			after := np.Spec.Disruption.ConsolidateAfter.Duration
@@ -200,7 +249,7 @@ func (c *Controller) execute(ctx context.Context, state *cluster.State, in *solv
 	podsBefore := podsOn(state, d.Removed)
 	var replacements []*apiv1.NodeClaim
 	for i := range d.NewNodes {
-		cl, err := c.prov.CreateNodeClaim(ctx, &in.Problem, &d.NewNodes[i], state.NodePools, "consolidation")
+		cl, err := c.prov.CreateNodeClaim(ctx, d.Model, &d.NewNodes[i], state.NodePools, "consolidation")
 		if err != nil {
 			c.abandon(ctx, replacements)
 			return fmt.Errorf("launch replacement: %w", err)
@@ -246,7 +295,15 @@ func (c *Controller) execute(ctx context.Context, state *cluster.State, in *solv
 		if cl.Annotations == nil {
 			cl.Annotations = map[string]string{}
 		}
-		cl.Annotations[nodeclaim.TerminationReasonAnnotationKey] = "consolidated"
+		reason := ReasonConsolidated
+		why := d.Forced[name]
+		switch {
+		case strings.HasPrefix(why, "expired"):
+			reason = ReasonExpired
+		case why != "":
+			reason = ReasonDrifted
+		}
+		cl.Annotations[nodeclaim.TerminationReasonAnnotationKey] = reason
 		if err := c.client.Patch(ctx, cl, patch); err != nil {
 			return fmt.Errorf("annotate nodeclaim %s: %w", cl.Name, err)
 		}
@@ -254,8 +311,14 @@ func (c *Controller) execute(ctx context.Context, state *cluster.State, in *solv
 		if len(replacements) > 0 {
 			verb = "replacing with " + names(replacements)
 		}
-		c.recorder.Eventf(cl, corev1.EventTypeNormal, "Consolidating", "Consolidation is %s node %s: saves %.4f/h (cluster %.4f/h to %.4f/h, lower bound %.4f/h)",
-			verb, name, d.Saving, d.CostBefore, d.CostAfter, d.LowerBound)
+		if why != "" {
+			c.recorder.Eventf(cl, corev1.EventTypeNormal, "Disrupting", "Disruption is %s node %s, which must go: %s (cluster %.4f/h to %.4f/h, lower bound %.4f/h)",
+				verb, name, why, d.CostBefore, d.CostAfter, d.LowerBound)
+		} else {
+			c.recorder.Eventf(cl, corev1.EventTypeNormal, "Consolidating", "Consolidation is %s node %s: saves %.4f/h (cluster %.4f/h to %.4f/h, lower bound %.4f/h)",
+				verb, name, d.Saving, d.CostBefore, d.CostAfter, d.LowerBound)
+		}
+		metrics.NodesDisrupted.WithLabelValues(reason).Inc()
 		if err := c.client.Delete(ctx, cl); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("delete nodeclaim %s: %w", cl.Name, err)
 		}

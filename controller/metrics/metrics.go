@@ -57,6 +57,11 @@ var (
 		Namespace: Namespace, Name: "consolidation_decisions_total",
 		Help: "Consolidation decisions, by action (none, delete, replace, abandoned).",
 	}, []string{"action"})
+	// NodesDisrupted counts the nodes the disruption controller deleted, by reason.
+	NodesDisrupted = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: Namespace, Name: "nodes_disrupted_total",
+		Help: "Nodes removed or replaced by the disruption controller, by reason (consolidated, drifted, expired).",
+	}, []string{"reason"})
 	// ConsolidationSaving is the hourly saving of the last consolidation carried out.
 	ConsolidationSaving = prometheus.NewGauge(prometheus.GaugeOpts{
 		Namespace: Namespace, Name: "consolidation_saving_per_hour",
@@ -87,5 +92,5 @@ var (
 func init() {
 	crmetrics.Registry.MustRegister(PendingPods, SolveDuration, PlanCost, PlanLowerBound, PlanGap, UnschedulablePods,
 		NodesLaunched, NodesTerminated, CloudProviderErrors, NodeClaims, NodeClaimsCreated, OfferingsUnavailable,
-		ConsolidationDecisions, ConsolidationSaving)
+		ConsolidationDecisions, ConsolidationSaving, NodesDisrupted)
 }

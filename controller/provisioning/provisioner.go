@@ -324,6 +324,9 @@ func (p *Provisioner) state(ctx context.Context) (*cluster.State, []*corev1.Pod,
 			objs = append(objs, &npools.Items[i])
 		}
 	}
+	for _, c := range claimOfNode {
+		objs = append(objs, c) // consolidation reads them for expiry and drift
+	}
 	state, err := cluster.NewState(objs...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cluster state: %w", err)
@@ -435,6 +438,7 @@ func (p *Provisioner) nodeClaim(problem *model.Problem, nn *model.NewNode, pools
 		t := &np.Spec.Template
 		maps.Copy(claim.Labels, t.Labels)
 		claim.Labels[apiv1.NodePoolLabelKey] = np.Name
+		claim.Annotations[apiv1.NodePoolHashAnnotationKey] = np.TemplateHash() // drift is judged against it
 		claim.Spec.Taints = slices.Clone(t.Spec.Taints)
 		claim.Spec.StartupTaints = slices.Clone(t.Spec.StartupTaints)
 		claim.Spec.NodeClassRef = t.Spec.NodeClassRef.DeepCopy()
@@ -488,7 +492,8 @@ func fallbacks(problem *model.Problem, nn *model.NewNode) []*model.Offering {
 	var out []*model.Offering
 	for i := range problem.Offerings {
 		o := &problem.Offerings[i]
-		if i == nn.Offering || o.NodePool != chosen.NodePool || o.Zone != chosen.Zone {
+		// An offering limited to a count (a consolidation candidate kept as it is) cannot be launched instead.
+		if i == nn.Offering || o.NodePool != chosen.NodePool || o.Zone != chosen.Zone || o.MaxCount > 0 {
 			continue
 		}
 		if !fits(need, o.Allocatable) {

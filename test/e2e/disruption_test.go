@@ -10,8 +10,10 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -77,8 +79,10 @@ func (r *replicaSet) run(ctx context.Context, t testing.TB) {
 }
 
 // TestConsolidationConverges over-provisions a cluster (24 pods, then scaled to 8) and lets the disruption
-// controller consolidate it under a budget of one node at a time: the cluster converges to within 5% of what one solve of the 8 pods from scratch
-// costs, every pod ends bound, and a node holding a do-not-disrupt pod is never removed.
+// controller consolidate it under a budget of one node at a time: the cluster converges close to the last
+// decision's lower bound, every pod ends bound, a node holding a do-not-disrupt pod is never removed, pods
+// under a PodDisruptionBudget with maxUnavailable 0 are never evicted, and no pod waits longer for a node than
+// a NodeClaim takes to launch.
 func TestConsolidationConverges(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -145,14 +149,38 @@ func TestConsolidationConverges(t *testing.T) {
 	if err := c.Create(ctx, guard); err != nil {
 		t.Fatal(err)
 	}
-	waitAllBound(ctx, t, scenario, 25)
+	// Two pods no disruption may touch: a PodDisruptionBudget with maxUnavailable 0 selects them.
+	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: metav1.NamespaceDefault},
+		Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: new(intstr.FromInt32(0)),
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}}}
+	if err := c.Create(ctx, pdb); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Delete(context.Background(), pdb) })
+	var protected []*corev1.Pod
+	for i := range 2 {
+		db := template(fmt.Sprintf("db-%d", i))
+		db.Labels = map[string]string{"app": "db", scenarioLabel: scenario}
+		db.OwnerReferences = guard.OwnerReferences
+		if err := c.Create(ctx, db); err != nil {
+			t.Fatal(err)
+		}
+		protected = append(protected, db)
+	}
+	waitAllBound(ctx, t, scenario, 27)
 	if err := c.Get(ctx, client.ObjectKeyFromObject(guard), guard); err != nil {
 		t.Fatal(err)
+	}
+	for _, db := range protected {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(db), db); err != nil {
+			t.Fatal(err)
+		}
 	}
 	guardNode := guard.Spec.NodeName
 	nodes, _ := clusterNodes(ctx, t)
 	before := nodesCost(t, cat, nodes)
 
+	tracker, stopTracking := trackPending(ctx, scenario)
 	web.scale(8)
 	// Converged: every pod bound, and the newest decision is "no action" on the cluster as it is. That
 	// decision's lower bound is over every consolidation of the cluster (the pinned node included).
@@ -181,6 +209,7 @@ func TestConsolidationConverges(t *testing.T) {
 		last = decisions[len(decisions)-1]
 		return !last.Act && math.Abs(last.CostBefore-after) < 1e-6 && after < before, nil
 	})
+	stopTracking()
 	dmu.Lock()
 	n := len(decisions)
 	dmu.Unlock()
@@ -223,5 +252,18 @@ func TestConsolidationConverges(t *testing.T) {
 	if err := c.Get(ctx, client.ObjectKey{Name: guardNode}, node); err != nil {
 		t.Errorf("the do-not-disrupt pod's node %s was removed: %v", guardNode, err)
 	}
+	for _, db := range protected {
+		got := &corev1.Pod{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(db), got); err != nil || got.UID != db.UID || got.DeletionTimestamp != nil || got.Spec.NodeName != db.Spec.NodeName {
+			t.Errorf("PDB-protected pod %s was evicted or moved: %v (node %q, was %q)", db.Name, err, got.Spec.NodeName, db.Spec.NodeName)
+		}
+	}
+	pending, pod, launch, created := tracker.result()
+
+	// One second for each of the two second-resolution timestamps the comparison rests on.
+	if pending > launch+2*time.Second {
+		t.Errorf("pod %s was pending %s during consolidation, longer than a NodeClaim's launch (%s)", pod, pending, launch)
+	}
+	t.Logf("longest pending during consolidation %s (pod %s) of %d pods created; longest launch %s", pending, pod, created, launch)
 	t.Logf("consolidated from %.4f/h (%d nodes) to %.4f/h; lower bound %.4f/h; %d decisions", before, len(nodes), after, last.LowerBound, n)
 }
