@@ -542,10 +542,12 @@ type consolidationReport struct {
 }
 
 // removedView is a candidate the plan removes. Its action is "replace" when some of its pods go to new nodes,
-// "delete" when they all fit on nodes that stay.
+// "delete" when they all fit on nodes that stay. Its reason is why it goes: "empty" (no pod moved),
+// "underutilized", or the forced reason (expired or drifted, with details).
 type removedView struct {
 	node      model.ExistingNode
 	action    string
+	reason    string
 	podsMoved int
 }
 
@@ -597,6 +599,14 @@ func newConsolidationReport(input, catalog string, in *cluster.Consolidation, re
 				}
 			}
 		}
+		rv.reason = res.Forced[name]
+		switch {
+		case rv.reason != "":
+		case rv.podsMoved == 0:
+			rv.reason = "empty"
+		default:
+			rv.reason = "underutilized"
+		}
 		r.removed = append(r.removed, rv)
 	}
 	return r
@@ -618,10 +628,10 @@ func writeConsolidationTable(w io.Writer, r *consolidationReport, verbose bool) 
 	p("\nNodes to remove: %d\n", len(r.removed))
 	if len(r.removed) > 0 {
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  NODE\tACTION\tTYPE\tZONE\tCAPACITY\tNODEPOOL\t$/HOUR\tPODS MOVED")
+		fmt.Fprintln(tw, "  NODE\tACTION\tTYPE\tZONE\tCAPACITY\tNODEPOOL\t$/HOUR\tPODS MOVED\tREASON")
 		for _, rv := range r.removed {
 			n := rv.node
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%.4f\t%d\n", n.Name, rv.action, orDash(n.InstanceType), orDash(n.Zone), orDash(n.CapacityType), orDash(n.NodePool), n.Price, rv.podsMoved)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%.4f\t%d\t%s\n", n.Name, rv.action, orDash(n.InstanceType), orDash(n.Zone), orDash(n.CapacityType), orDash(n.NodePool), n.Price, rv.podsMoved, rv.reason)
 		}
 		tw.Flush()
 	}
@@ -717,6 +727,7 @@ type removedJSON struct {
 	CapacityType string  `json:"capacityType"`
 	HourlyPrice  float64 `json:"hourlyPrice"`
 	PodsMoved    int     `json:"podsMoved"`
+	Reason       string  `json:"reason"`
 }
 
 type newNodeJSON struct {
@@ -770,7 +781,7 @@ func buildConsolidationJSON(r *consolidationReport) *consolidationJSON {
 	for _, rv := range r.removed {
 		n := rv.node
 		out.Removed = append(out.Removed, removedJSON{Name: n.Name, Action: rv.action, NodePool: n.NodePool, InstanceType: n.InstanceType,
-			Zone: n.Zone, CapacityType: n.CapacityType, HourlyPrice: round6(n.Price), PodsMoved: rv.podsMoved})
+			Zone: n.Zone, CapacityType: n.CapacityType, HourlyPrice: round6(n.Price), PodsMoved: rv.podsMoved, Reason: rv.reason})
 	}
 	for _, nv := range r.newNodes {
 		o := nv.offering

@@ -39,6 +39,8 @@ type planFlags struct {
 	compare     bool
 	consolidate bool
 	verbose     bool
+	spotToSpot  bool
+	at          string
 	solverKind  solver.Kind
 }
 
@@ -56,6 +58,8 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.BoolVar(&f.compare, "compare", false, "also repack every pod from scratch (existing nodes removed) and report the saving against the current cluster")
 	fs.BoolVar(&f.consolidate, "consolidate", false, "plan consolidation instead: which existing nodes to remove or replace, and what to launch instead")
 	fs.BoolVar(&f.verbose, "v", false, "with --consolidate: list every pod moved")
+	fs.BoolVar(&f.spotToSpot, "spot-to-spot", false, "with --consolidate: allow replacing spot nodes by cheaper spot nodes (as the controller's --spot-to-spot-consolidation)")
+	fs.StringVar(&f.at, "at", "", "with --consolidate: evaluate disruption budgets' schedules and NodeClaims' expireAfter at this RFC 3339 time (default now)")
 	fs.BoolVar(&f.ignoreKinds, "ignore-unknown-kinds", false, "skip objects of kinds planning does not use (e.g. the output of kubectl get all) instead of failing")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: packwright plan [flags]\n\nPlans the nodes to launch for a cluster snapshot's pending pods (what-if; nothing is changed).\nWith --consolidate, plans which existing nodes to remove or replace instead (docs/plan-format.md).\n\nFlags:")
@@ -73,8 +77,8 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if f.consolidate && f.compare {
 		return errors.New("--consolidate and --compare are exclusive")
 	}
-	if f.verbose && !f.consolidate {
-		return errors.New("-v applies only with --consolidate")
+	if (f.verbose || f.spotToSpot || f.at != "") && !f.consolidate {
+		return errors.New("-v, --spot-to-spot and --at apply only with --consolidate")
 	}
 	kind, err := solver.ParseKind(f.solver)
 	if err != nil {
@@ -131,15 +135,23 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // runConsolidate solves consolidation for state and writes the report in the format f asks for.
 func runConsolidate(ctx context.Context, state *cluster.State, input string, cat *catalog.Catalog, f planFlags, stdout io.Writer) error {
-	in, not, issues, err := state.ConsolidationInput(cat, cluster.ProblemOptions{})
+	var at time.Time
+	if f.at != "" {
+		var err error
+		if at, err = time.Parse(time.RFC3339, f.at); err != nil {
+			return fmt.Errorf("--at %q: want an RFC 3339 time such as 2026-06-01T02:00:00Z", f.at)
+		}
+	}
+	in, not, issues, err := state.ConsolidationInput(cat, cluster.ProblemOptions{Now: at})
 	if err != nil {
 		return oneLineErr(fmt.Errorf("%s: %w", input, err))
 	}
 	// cluster speaks model only (DESIGN.md: it does not import the solver); the solver's input is the same pieces.
-	sin := &solver.ConsolidationInput{Problem: in.Problem, Candidates: in.Candidates, Origin: in.Origin}
+	sin := &solver.ConsolidationInput{Problem: in.Problem, Candidates: in.Candidates, Origin: in.Origin, Forced: in.Forced}
 	res, err := solver.Consolidate(ctx, sin, solver.ConsolidationOptions{
 		Solve:      solver.Options{Deadline: f.deadline, Kind: f.solverKind},
 		MaxRemoved: in.MaxRemoved,
+		SpotToSpot: f.spotToSpot,
 	})
 	if err != nil {
 		return oneLineErr(fmt.Errorf("%s: %w", input, err))

@@ -436,7 +436,7 @@ users: [{name: u, user: {token: x}}]
 		{"unknown context", []string{"--kubeconfig", deadCluster, "--context", "prod"}, []string{"kubeconfig", `"prod"`}},
 		{"snapshot and cluster", []string{"--kubeconfig", deadCluster, "--snapshot", missing}, []string{"exclusive"}},
 		{"consolidate and compare", []string{"--consolidate", "--compare"}, []string{"--consolidate and --compare are exclusive"}},
-		{"verbose without consolidate", []string{"-v"}, []string{"-v applies only with --consolidate"}},
+		{"verbose without consolidate", []string{"-v"}, []string{"apply only with --consolidate"}},
 		{"consolidate bad quantity", []string{"--consolidate", "--snapshot", badPod}, []string{"pod default/x", "requests[cpu]"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -512,6 +512,7 @@ type consolidationDoc struct {
 		CapacityType string  `json:"capacityType"`
 		HourlyPrice  float64 `json:"hourlyPrice"`
 		PodsMoved    int     `json:"podsMoved"`
+		Reason       string  `json:"reason"`
 	} `json:"removed"`
 	NewNodes []struct {
 		Name         string            `json:"name"`
@@ -595,5 +596,63 @@ func TestPlanConsolidateJSON(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPlanConsolidateExpiry adds a NodeClaim for node ip-10-0-1-11 to the consolidation sample and plans at
+// two times: after its expireAfter the node goes with reason "expired", before it goes (or not) for cost alone.
+func TestPlanConsolidateExpiry(t *testing.T) {
+	sample, err := os.ReadFile(consolidateSample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim := `
+---
+apiVersion: packwright.dev/v1
+kind: NodeClaim
+metadata: {name: general-x1, creationTimestamp: '2026-01-01T00:00:00Z', labels: {packwright.dev/nodepool: general}}
+spec:
+  nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+  requirements: []
+  expireAfter: 720h
+status: {nodeName: ip-10-0-1-11}
+`
+	path := filepath.Join(t.TempDir(), "snapshot.yaml")
+	if err := os.WriteFile(path, append(sample, claim...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		at      string
+		expired bool
+	}{{"2026-06-01T00:00:00Z", true}, {"2026-01-02T00:00:00Z", false}}
+	for _, tc := range cases {
+		t.Run(tc.at, func(t *testing.T) {
+			code, out, errOut := runCmd(t, "plan", "--consolidate", "-o", "json", "--at", tc.at, "--snapshot", path)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			var d consolidationDoc
+			if err := json.Unmarshal([]byte(out), &d); err != nil {
+				t.Fatal(err)
+			}
+			reason := ""
+			for _, r := range d.Removed {
+				if r.Name == "ip-10-0-1-11" {
+					reason = r.Reason
+				}
+				if r.Reason == "" {
+					t.Errorf("removed %s without a reason", r.Name)
+				}
+			}
+			if got := strings.HasPrefix(reason, "expired"); got != tc.expired {
+				t.Errorf("ip-10-0-1-11 removed with reason %q, want expired %v", reason, tc.expired)
+			}
+		})
+	}
+	if code, _, errOut := runCmd(t, "plan", "--consolidate", "--at", "tomorrow", "--snapshot", path); code == 0 || !strings.Contains(errOut, "--at") {
+		t.Errorf("a bad --at: exit %d, %s", code, errOut)
+	}
+	if code, _, errOut := runCmd(t, "plan", "--spot-to-spot"); code == 0 || !strings.Contains(errOut, "only with --consolidate") {
+		t.Errorf("--spot-to-spot without --consolidate: exit %d, %s", code, errOut)
 	}
 }
