@@ -59,8 +59,8 @@ type ConsolidationOptions struct {
 	SpotToSpot bool
 }
 
-// maxBudgetRounds bounds the re-solves that disruption budgets and the spot-to-spot rule cause.
-const maxBudgetRounds = 4
+// maxBudgetRounds bounds the re-solves that disruption budgets, the spot-to-spot rule and churn cause.
+const maxBudgetRounds = 6
 
 // Move is one pod that the plan moves: from a candidate node to a kept node or a new one.
 type Move struct {
@@ -117,9 +117,22 @@ func Consolidate(ctx context.Context, in *ConsolidationInput, opts Consolidation
 			return nil, fmt.Errorf("consolidate: forced node %s is not a candidate", name)
 		}
 	}
+	// The deadline bounds the whole decision, re-solves included.
+	if opts.Solve.Deadline <= 0 {
+		opts.Solve.Deadline = DefaultDeadline
+	}
+	ctx, cancel := context.WithDeadline(ctx, began.Add(opts.Solve.Deadline))
+	defer cancel()
 	var firstBound float64
+	var firstTook time.Duration
 	noSpot := false
 	for round := 0; ; round++ {
+		if round == 1 {
+			// A re-solve starts from a plan that was nearly right: give it twice what the first solve took (at
+			// least a tenth of the deadline), not the whole deadline, which the MIP would spend on the pinned
+			// nodes' columns for little gain.
+			opts.Solve.Deadline = max(2*firstTook, opts.Solve.Deadline/10)
+		}
 		res, err := consolidateOnce(ctx, in, opts, noSpot)
 		if err != nil {
 			return nil, err
@@ -127,24 +140,53 @@ func Consolidate(ctx context.Context, in *ConsolidationInput, opts Consolidation
 		// Pinning and excluding offerings only restrict the problem: the first round's bound holds for every
 		// later one.
 		if round == 0 {
-			firstBound = res.LowerBound
+			firstBound, firstTook = res.LowerBound, time.Since(began)
 		}
 		res.LowerBound = math.Min(firstBound, res.CostAfter)
 		res.Duration = time.Since(began)
 		spot := !noSpot && spotToSpot(in, res, opts.SpotToSpot)
 		pinned := overBudget(in, res, opts.MaxRemoved)
-		if !spot && len(pinned) == 0 {
+		churn := churned(res)
+		if !spot && len(pinned) == 0 && len(churn) == 0 {
 			return res, nil
 		}
 		if round+1 >= maxBudgetRounds {
+			if !spot && len(pinned) == 0 {
+				return res, nil // valid, and within the rules; only some of its moves are not carried out as planned
+			}
 			return nil, fmt.Errorf("consolidate: disruption budgets or the spot-to-spot rule still broken after %d solves", maxBudgetRounds)
 		}
 		if spot {
 			noSpot = true // the budgets are checked again on the plan without spot launches
 			continue
 		}
+		if pinned == nil {
+			pinned = map[string]bool{}
+		}
+		for n := range churn {
+			pinned[n] = true
+		}
 		in = pin(in, pinned)
 	}
+}
+
+// churned names the kept candidates that the plan moves pods off. Carrying out a decision evicts pods from
+// the removed nodes only, so a plan that counts on room freed on a kept node would leave pods pending: those
+// nodes are pinned with their pods and the rest solved again.
+func churned(res *Consolidation) map[string]bool {
+	if !res.Act {
+		return nil
+	}
+	var out map[string]bool
+	for _, m := range res.Moves {
+		if slices.Contains(res.Kept, m.From) {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[m.From] = true
+		}
+	}
+	return out
 }
 
 // spotToSpot reports whether res breaks the spot-to-spot rule (see ConsolidationOptions.SpotToSpot).

@@ -123,10 +123,10 @@ func BenchmarkConsolidate1000(b *testing.B) {
 	}
 }
 
-// BenchmarkConsolidateRandom1000 consolidates 1,000 oversized 8-cpu/32 GiB nodes ($0.40/h) holding 0-3 pods
-// each of 10 Deployments with random requests, with a catalog of 2-, 4- and 8-cpu offerings, in 5 s.
-func BenchmarkConsolidateRandom1000(b *testing.B) {
-	r := rand.New(rand.NewPCG(7, 7))
+// randomConsolidation is nodes oversized 8-cpu/32 GiB candidates holding 0-3 pods each of 10 Deployments with
+// random requests, and a catalog of 2-, 4- and 8-cpu offerings.
+func randomConsolidation(seed uint64, nodes int) *ConsolidationInput {
+	r := rand.New(rand.NewPCG(seed, seed))
 	shape := model.Resources{model.CPU: 8000, model.Memory: 32 << 30, model.Pods: 110}
 	in := &ConsolidationInput{Origin: map[model.PodRef]int{}}
 	in.Problem = model.Problem{Zones: []string{"a"}, Pools: []model.NodePool{{Name: "default"}}}
@@ -141,7 +141,7 @@ func BenchmarkConsolidateRandom1000(b *testing.B) {
 			Labels:   map[string]string{"app": fmt.Sprint(g)},
 			Requests: model.Resources{model.CPU: int64(250 * (1 + r.IntN(6))), model.Memory: int64(1+r.IntN(6)) << 29, model.Pods: 1}})
 	}
-	for ci := 0; ci < 1000; ci++ {
+	for ci := 0; ci < nodes; ci++ {
 		name := fmt.Sprintf("node-%d", ci)
 		in.Candidates = append(in.Candidates, model.ExistingNode{Name: name, NodePool: "default", InstanceType: "t8",
 			Zone: "a", CapacityType: model.OnDemand, Price: 0.4, Capacity: shape, Allocatable: shape,
@@ -153,6 +153,14 @@ func BenchmarkConsolidateRandom1000(b *testing.B) {
 			in.Origin[ref] = ci
 		}
 	}
+	in.Problem.Groups = slices.DeleteFunc(in.Problem.Groups, func(g model.PodGroup) bool { return len(g.Pods) == 0 })
+	return in
+}
+
+// BenchmarkConsolidateRandom1000 consolidates 1,000 oversized 8-cpu/32 GiB nodes ($0.40/h) holding 0-3 pods
+// each of 10 Deployments with random requests, with a catalog of 2-, 4- and 8-cpu offerings, in 5 s.
+func BenchmarkConsolidateRandom1000(b *testing.B) {
+	in := randomConsolidation(7, 1000)
 	for i := 0; i < b.N; i++ {
 		res, err := Consolidate(context.Background(), in, ConsolidationOptions{Solve: Options{Deadline: 5 * time.Second}})
 		if err != nil {
@@ -281,6 +289,38 @@ func TestConsolidateSpotToSpot(t *testing.T) {
 				if res.Act != tc.act || got != tc.launch || len(res.NewNodes) > 1 {
 					t.Fatalf("act %v, new nodes %v (%q; reason %q), want act %v launching %q", res.Act, res.NewNodes, got, res.Reason, tc.act, tc.launch)
 				}
+			})
+		}
+	}
+}
+
+// TestConsolidateDoesNotChurn checks that no decision counts on moving pods off a node it keeps: carrying a
+// decision out evicts pods from the removed nodes only.
+func TestConsolidateDoesNotChurn(t *testing.T) {
+	kinds := []Kind{Greedy}
+	if highs.Available() {
+		kinds = append(kinds, MIP)
+	}
+	for _, kind := range kinds {
+		for seed := uint64(1); seed <= 3; seed++ {
+			t.Run(fmt.Sprintf("%s/%d", kind, seed), func(t *testing.T) {
+				in := randomConsolidation(seed, 120)
+				res, err := Consolidate(context.Background(), in, ConsolidationOptions{Solve: Options{Kind: kind, Deadline: 2 * time.Second}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := res.Plan.Validate(res.Model); err != nil {
+					t.Fatalf("invalid plan: %v", err)
+				}
+				if !res.Act || res.CostAfter >= res.CostBefore {
+					t.Fatalf("no saving on an oversized cluster: act %v, %.2f to %.2f (%s)", res.Act, res.CostBefore, res.CostAfter, res.Reason)
+				}
+				for _, m := range res.Moves {
+					if slices.Contains(res.Kept, m.From) {
+						t.Fatalf("pod %s moves off kept node %s", m.Pod, m.From)
+					}
+				}
+				t.Logf("%.2f to %.2f/h (bound %.2f), %d moves, %s", res.CostBefore, res.CostAfter, res.LowerBound, len(res.Moves), res.Duration)
 			})
 		}
 	}
