@@ -247,6 +247,7 @@ func TestHelmChart(t *testing.T) {
 			"aws.subnets=eu-west-1a=subnet-1",
 			"serviceAccount.annotations.eks\\.amazonaws\\.com/role-arn=arn:aws:iam::111122223333:role/packwright",
 			"replicas=3", "podDisruptionBudget.enabled=false", "serviceMonitor.enabled=true", "solveDeadline=2s",
+			"disruption.spotToSpot=true", "disruption.interval=1m",
 			"nodeSelector.role=system")
 		if err != nil {
 			t.Fatal(err)
@@ -274,7 +275,8 @@ func TestHelmChart(t *testing.T) {
 		}
 		for k, v := range map[string]string{"PACKWRIGHT_CLUSTER_NAME": "prod", "PACKWRIGHT_CLOUD_PROVIDER": "aws",
 			"PACKWRIGHT_REGION": "eu-west-1", "PACKWRIGHT_SOLVE_DEADLINE": "2s", "PACKWRIGHT_AWS_LAUNCH_TEMPLATE": "packwright-nodes",
-			"PACKWRIGHT_AWS_LAUNCH_METHOD": "fleet", "PACKWRIGHT_AWS_SUBNETS": "eu-west-1a=subnet-1"} {
+			"PACKWRIGHT_AWS_LAUNCH_METHOD": "fleet", "PACKWRIGHT_AWS_SUBNETS": "eu-west-1a=subnet-1",
+			"PACKWRIGHT_SPOT_TO_SPOT_CONSOLIDATION": "true", "PACKWRIGHT_CONSOLIDATION_INTERVAL": "1m", "PACKWRIGHT_CONSOLIDATION": "true"} {
 			if env[k] != v {
 				t.Errorf("env %s=%q, want %q", k, env[k], v)
 			}
