@@ -63,10 +63,7 @@ func TestConsolidate(t *testing.T) {
 		{"no budget removes three", consolidationInput(0.2, 0.2, 1, 1, 1, 1), ConsolidationOptions{}, true, 3, 0, 0.2, 3},
 		{"a lower threshold lets it through", consolidationInput(0.2, 0.195, 3), ConsolidationOptions{MinSaving: 0.001}, true, 1, 1, 0.195, 3},
 	}
-	kinds := []Kind{Greedy}
-	if highs.Available() {
-		kinds = append(kinds, MIP)
-	}
+	kinds := solverKinds()
 	for _, tc := range cases {
 		for _, kind := range kinds {
 			t.Run(tc.name+"/"+string(kind), func(t *testing.T) {
@@ -200,10 +197,7 @@ func TestConsolidateForced(t *testing.T) {
 		{"forced removals are outside the budget", withForced(consolidationInput(0.2, 0.2, 1, 1, 0), "node-0"), ConsolidationOptions{MaxRemoved: map[string]int{"default": 0}}, 1, 0, 0.4},
 		{"budget 1 beside a forced node", withForced(consolidationInput(0.2, 0.2, 1, 1, 1, 0), "node-0"), ConsolidationOptions{MaxRemoved: map[string]int{"default": 1}}, 2, 0, 0.4},
 	}
-	kinds := []Kind{Greedy}
-	if highs.Available() {
-		kinds = append(kinds, MIP)
-	}
+	kinds := solverKinds()
 	for _, tc := range cases {
 		for _, kind := range kinds {
 			t.Run(tc.name+"/"+string(kind), func(t *testing.T) {
@@ -267,10 +261,7 @@ func TestConsolidateSpotToSpot(t *testing.T) {
 		{"spot to spot with 15 cheaper types", spotInput(model.Spot, 0.3, 15), true, true, model.Spot},
 		{"spot only and not allowed: nothing to do", spotInput(model.Spot, 0, 3), false, false, ""},
 	}
-	kinds := []Kind{Greedy}
-	if highs.Available() {
-		kinds = append(kinds, MIP)
-	}
+	kinds := solverKinds()
 	for _, tc := range cases {
 		for _, kind := range kinds {
 			t.Run(tc.name+"/"+string(kind), func(t *testing.T) {
@@ -297,10 +288,7 @@ func TestConsolidateSpotToSpot(t *testing.T) {
 // TestConsolidateDoesNotChurn checks that no decision counts on moving pods off a node it keeps: carrying a
 // decision out evicts pods from the removed nodes only.
 func TestConsolidateDoesNotChurn(t *testing.T) {
-	kinds := []Kind{Greedy}
-	if highs.Available() {
-		kinds = append(kinds, MIP)
-	}
+	kinds := solverKinds()
 	for _, kind := range kinds {
 		for seed := uint64(1); seed <= 3; seed++ {
 			t.Run(fmt.Sprintf("%s/%d", kind, seed), func(t *testing.T) {
@@ -324,4 +312,12 @@ func TestConsolidateDoesNotChurn(t *testing.T) {
 			})
 		}
 	}
+}
+
+// solverKinds are the solvers a test runs: greedy, and the MIP when HiGHS is linked.
+func solverKinds() []Kind {
+	if highs.Available() {
+		return []Kind{Greedy, MIP}
+	}
+	return []Kind{Greedy}
 }

@@ -46,10 +46,7 @@ func TestMaxCount(t *testing.T) {
 		{"limit 3", 16, 3, 3*0.10 + 0.30},
 		{"limit above need", 8, 5, 0.20},
 	}
-	kinds := []Kind{Greedy}
-	if highs.Available() {
-		kinds = append(kinds, MIP)
-	}
+	kinds := solverKinds()
 	for _, tc := range cases {
 		for _, kind := range kinds {
 			t.Run(fmt.Sprintf("%s/%s", tc.name, kind), func(t *testing.T) {
@@ -129,10 +126,7 @@ func TestMaxCountMembers(t *testing.T) {
 		p.Offerings = append(p.Offerings, o)
 	}
 	const want = 0.05 + 0.06 + 0.07 + 0.08
-	kinds := []Kind{Greedy}
-	if highs.Available() {
-		kinds = append(kinds, MIP)
-	}
+	kinds := solverKinds()
 	for _, kind := range kinds {
 		t.Run(string(kind), func(t *testing.T) {
 			plan, err := Solve(context.Background(), p, Options{Kind: kind, Deadline: 2 * time.Second})

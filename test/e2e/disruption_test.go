@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -78,6 +79,66 @@ func (r *replicaSet) run(ctx context.Context, t testing.TB) {
 	}
 }
 
+// startReplicaSet creates ReplicaSet name (selector app=name) in the default namespace and runs its stand-in,
+// keeping want pods of template alive, until the test ends.
+func startReplicaSet(ctx context.Context, t *testing.T, name string, want int, template func(name string) *corev1.Pod) *replicaSet {
+	t.Helper()
+	rs := &appsv1.ReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: metav1.NamespaceDefault},
+		Spec: appsv1.ReplicaSetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": name}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}}}},
+	}
+	if err := harness.Client.Create(ctx, rs); err != nil {
+		t.Fatalf("create replicaset: %v", err)
+	}
+	r := &replicaSet{rs: rs, template: template, want: want}
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); r.run(rctx, t) }()
+	// Cleanups run last first: called after startDisruption, the stand-in stops before the scenario is cleaned up.
+	t.Cleanup(func() { _ = harness.Client.Delete(context.Background(), rs) })
+	t.Cleanup(func() { cancel(); <-done })
+	return r
+}
+
+// decisionLog holds the disruption controller's decisions, in order.
+type decisionLog struct {
+	mu        sync.Mutex
+	decisions []*solver.Consolidation
+}
+
+func (l *decisionLog) add(d *solver.Consolidation) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.decisions = append(l.decisions, d)
+}
+
+// all returns the decisions so far.
+func (l *decisionLog) all() []*solver.Consolidation {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.decisions)
+}
+
+// startDisruption creates pool and starts a controller whose disruption loop decides every 2 s, logging its
+// decisions; the scenario is cleaned up when the test ends.
+func startDisruption(ctx context.Context, t *testing.T, cat *catalog.Catalog, scenario string, pool *v1.NodePool) *decisionLog {
+	t.Helper()
+	if err := harness.Client.Create(ctx, pool); err != nil {
+		t.Fatalf("create nodepool: %v", err)
+	}
+	t.Cleanup(func() { _ = harness.Client.DeleteAllOf(context.Background(), &v1.NodePool{}) })
+	log := &decisionLog{}
+	r := startControllerWith(t, cat, func(cfg *controller.Config) {
+		cfg.BatchMax = 3 * time.Second
+		cfg.DisableDisruption = false
+		cfg.Disruption = disruption.Options{Interval: 2 * time.Second, Observe: log.add}
+	})
+	t.Cleanup(func() { cleanupScenario(t, scenario, r) })
+	return log
+}
+
 // TestConsolidationConverges over-provisions a cluster (24 pods, then scaled to 8) and lets the disruption
 // controller consolidate it under a budget of one node at a time: the cluster converges close to the last
 // decision's lower bound, every pod ends bound, a node holding a do-not-disrupt pod is never removed, pods
@@ -98,34 +159,7 @@ func TestConsolidationConverges(t *testing.T) {
 		// One node at a time, whatever the solver would like: checked on every decision below.
 		np.Spec.Disruption.Budgets = []v1.Budget{{Nodes: "1"}}
 	})
-	if err := c.Create(ctx, pool); err != nil {
-		t.Fatalf("create nodepool: %v", err)
-	}
-	t.Cleanup(func() { _ = c.DeleteAllOf(context.Background(), &v1.NodePool{}) })
-
-	var decisions []*solver.Consolidation
-	var dmu sync.Mutex
-	r := startControllerWith(t, cat, func(cfg *controller.Config) {
-		cfg.BatchMax = 3 * time.Second
-		cfg.DisableDisruption = false
-		cfg.Disruption = disruption.Options{Interval: 2 * time.Second, Observe: func(d *solver.Consolidation) {
-			dmu.Lock()
-			defer dmu.Unlock()
-			decisions = append(decisions, d)
-		}}
-	})
-	t.Cleanup(func() { cleanupScenario(t, scenario, r) })
-
-	rs := &appsv1.ReplicaSet{
-		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: metav1.NamespaceDefault},
-		Spec: appsv1.ReplicaSetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
-				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}}}},
-	}
-	if err := c.Create(ctx, rs); err != nil {
-		t.Fatalf("create replicaset: %v", err)
-	}
-	t.Cleanup(func() { _ = c.Delete(context.Background(), rs) })
+	decisions := startDisruption(ctx, t, cat, scenario, pool)
 	template := func(name string) *corev1.Pod {
 		return &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: metav1.NamespaceDefault, Labels: map[string]string{"app": "web", scenarioLabel: scenario}},
@@ -135,11 +169,8 @@ func TestConsolidationConverges(t *testing.T) {
 						corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("2Gi")}}}}},
 		}
 	}
-	web := &replicaSet{rs: rs, template: template, want: 24}
-	rctx, rcancel := context.WithCancel(ctx)
-	rdone := make(chan struct{})
-	go func() { defer close(rdone); web.run(rctx, t) }()
-	defer func() { rcancel(); <-rdone }()
+	web := startReplicaSet(ctx, t, "web", 24, template)
+	rs := web.rs
 
 	// A pod whose node must stay: do-not-disrupt (and owned, so nothing else pins it).
 	guard := template("guarded")
@@ -201,18 +232,15 @@ func TestConsolidationConverges(t *testing.T) {
 			return false, nil
 		}
 		after = nodesCost(t, cat, ns.Items)
-		dmu.Lock()
-		defer dmu.Unlock()
-		if len(decisions) == 0 {
+		all := decisions.all()
+		if len(all) == 0 {
 			return false, nil
 		}
-		last = decisions[len(decisions)-1]
+		last = all[len(all)-1]
 		return !last.Act && math.Abs(last.CostBefore-after) < 1e-6 && after < before, nil
 	})
 	stopTracking()
-	dmu.Lock()
-	n := len(decisions)
-	dmu.Unlock()
+	n := len(decisions.all())
 	if err != nil {
 		var claims v1.NodeClaimList
 		_ = c.List(context.Background(), &claims)
@@ -231,13 +259,11 @@ func TestConsolidationConverges(t *testing.T) {
 		}
 		t.Fatalf("cluster did not converge: %.4f/h before, %.4f/h now (%d decisions, last %+v): %v", before, after, n, last, err)
 	}
-	dmu.Lock()
-	for i, d := range decisions {
+	for i, d := range decisions.all() {
 		if len(d.Removed) > 1 {
 			t.Errorf("decision %d removed %d nodes %v, over the NodePool's budget of 1", i, len(d.Removed), d.Removed)
 		}
 	}
-	dmu.Unlock()
 	// The bound of a 3-node consolidation can be loose (measured 0–16% under the cost this test converges to):
 	// allow 25% plus the saving threshold, which still catches a cluster left over-provisioned (it starts at
 	// more than twice its cost after).

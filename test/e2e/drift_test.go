@@ -4,11 +4,9 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,8 +15,6 @@ import (
 
 	v1 "github.com/packwright/packwright/api/v1"
 	"github.com/packwright/packwright/catalog"
-	"github.com/packwright/packwright/controller"
-	"github.com/packwright/packwright/controller/disruption"
 	"github.com/packwright/packwright/solver"
 )
 
@@ -40,35 +36,8 @@ func TestDriftAndExpiryReplaceNodes(t *testing.T) {
 		np.Spec.Disruption.ConsolidateAfter = v1.NillableDuration{} // Never
 		np.Spec.Disruption.Budgets = []v1.Budget{{Nodes: "1", Reasons: []v1.DisruptionReason{v1.DisruptionReasonDrifted}}, {Nodes: "100%"}}
 	})
-	if err := c.Create(ctx, pool); err != nil {
-		t.Fatalf("create nodepool: %v", err)
-	}
-	t.Cleanup(func() { _ = c.DeleteAllOf(context.Background(), &v1.NodePool{}) })
-
-	var decisions []*solver.Consolidation
-	var dmu sync.Mutex
-	r := startControllerWith(t, cat, func(cfg *controller.Config) {
-		cfg.BatchMax = 3 * time.Second
-		cfg.DisableDisruption = false
-		cfg.Disruption = disruption.Options{Interval: 2 * time.Second, Observe: func(d *solver.Consolidation) {
-			dmu.Lock()
-			defer dmu.Unlock()
-			decisions = append(decisions, d)
-		}}
-	})
-	t.Cleanup(func() { cleanupScenario(t, scenario, r) })
-
-	rs := &appsv1.ReplicaSet{
-		ObjectMeta: metav1.ObjectMeta{Name: "api", Namespace: metav1.NamespaceDefault},
-		Spec: appsv1.ReplicaSetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "api"}},
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "api"}},
-				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}}}},
-	}
-	if err := c.Create(ctx, rs); err != nil {
-		t.Fatalf("create replicaset: %v", err)
-	}
-	t.Cleanup(func() { _ = c.Delete(context.Background(), rs) })
-	api := &replicaSet{rs: rs, want: 12, template: func(name string) *corev1.Pod {
+	decisions := startDisruption(ctx, t, cat, scenario, pool)
+	startReplicaSet(ctx, t, "api", 12, func(name string) *corev1.Pod {
 		return &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: metav1.NamespaceDefault, Labels: map[string]string{"app": "api", scenarioLabel: scenario}},
 			Spec: corev1.PodSpec{TerminationGracePeriodSeconds: new(int64),
@@ -79,11 +48,7 @@ func TestDriftAndExpiryReplaceNodes(t *testing.T) {
 					Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 						corev1.ResourceCPU: resource.MustParse("1500m"), corev1.ResourceMemory: resource.MustParse("2Gi")}}}}},
 		}
-	}}
-	rctx, rcancel := context.WithCancel(ctx)
-	rdone := make(chan struct{})
-	go func() { defer close(rdone); api.run(rctx, t) }()
-	defer func() { rcancel(); <-rdone }()
+	})
 	waitAllBound(ctx, t, scenario, 12)
 	_, claimOf := clusterNodes(ctx, t)
 	var first []string
@@ -131,9 +96,8 @@ func TestDriftAndExpiryReplaceNodes(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("the drifted nodes %v were not all replaced: %v", first, err)
 	}
-	dmu.Lock()
 	drifted := 0
-	for i, d := range decisions {
+	for i, d := range decisions.all() {
 		if len(d.Forced) > 1 {
 			t.Errorf("decision %d forced %d drifted nodes out at once (%v), over the Drifted budget of 1", i, len(d.Forced), d.Forced)
 		}
@@ -144,7 +108,6 @@ func TestDriftAndExpiryReplaceNodes(t *testing.T) {
 			}
 		}
 	}
-	dmu.Unlock()
 	if drifted < len(first) {
 		t.Errorf("%d forced removals for %d drifted nodes", drifted, len(first))
 	}
@@ -168,12 +131,11 @@ func TestDriftAndExpiryReplaceNodes(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("the expired NodeClaim %s was not replaced: %v", victim.Name, err)
 	}
-	dmu.Lock()
-	expired := slices.ContainsFunc(decisions, func(d *solver.Consolidation) bool {
+	all := decisions.all()
+	expired := slices.ContainsFunc(all, func(d *solver.Consolidation) bool {
 		return strings.HasPrefix(d.Forced[victim.Status.NodeName], "expired")
 	})
-	n := len(decisions)
-	dmu.Unlock()
+	n := len(all)
 	if !expired {
 		t.Errorf("no decision forced %s (node %s) out as expired", victim.Name, victim.Status.NodeName)
 	}
