@@ -67,15 +67,7 @@ func TestConsolidate(t *testing.T) {
 	for _, tc := range cases {
 		for _, kind := range kinds {
 			t.Run(tc.name+"/"+string(kind), func(t *testing.T) {
-				opts := tc.opts
-				opts.Solve = Options{Kind: kind, Deadline: 2 * time.Second}
-				res, err := Consolidate(context.Background(), tc.in, opts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := res.Plan.Validate(res.Model); err != nil {
-					t.Fatalf("invalid plan: %v", err)
-				}
+				res := consolidateValid(t, tc.in, tc.opts, kind)
 				if res.Act != tc.act || len(res.Removed) != tc.removed || len(res.NewNodes) != tc.newNodes {
 					t.Fatalf("act %v removed %v new %d (reason %q), want act %v removed %d new %d",
 						res.Act, res.Removed, len(res.NewNodes), res.Reason, tc.act, tc.removed, tc.newNodes)
@@ -201,15 +193,7 @@ func TestConsolidateForced(t *testing.T) {
 	for _, tc := range cases {
 		for _, kind := range kinds {
 			t.Run(tc.name+"/"+string(kind), func(t *testing.T) {
-				opts := tc.opts
-				opts.Solve = Options{Kind: kind, Deadline: 2 * time.Second}
-				res, err := Consolidate(context.Background(), tc.in, opts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := res.Plan.Validate(res.Model); err != nil {
-					t.Fatalf("invalid plan: %v", err)
-				}
+				res := consolidateValid(t, tc.in, tc.opts, kind)
 				if !res.Act || len(res.Removed) != tc.removed || len(res.NewNodes) != tc.newNodes || res.Forced["node-0"] == "" {
 					t.Fatalf("act %v removed %v new %d forced %v (reason %q), want removed %d new %d", res.Act, res.Removed,
 						len(res.NewNodes), res.Forced, res.Reason, tc.removed, tc.newNodes)
@@ -265,14 +249,7 @@ func TestConsolidateSpotToSpot(t *testing.T) {
 	for _, tc := range cases {
 		for _, kind := range kinds {
 			t.Run(tc.name+"/"+string(kind), func(t *testing.T) {
-				res, err := Consolidate(context.Background(), tc.in, ConsolidationOptions{SpotToSpot: tc.spotToSpot,
-					Solve: Options{Kind: kind, Deadline: 2 * time.Second}})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := res.Plan.Validate(res.Model); err != nil {
-					t.Fatalf("invalid plan: %v", err)
-				}
+				res := consolidateValid(t, tc.in, ConsolidationOptions{SpotToSpot: tc.spotToSpot}, kind)
 				got := ""
 				if len(res.NewNodes) == 1 {
 					got = res.Model.Offerings[res.NewNodes[0].Offering].CapacityType
@@ -293,13 +270,7 @@ func TestConsolidateDoesNotChurn(t *testing.T) {
 		for seed := uint64(1); seed <= 3; seed++ {
 			t.Run(fmt.Sprintf("%s/%d", kind, seed), func(t *testing.T) {
 				in := randomConsolidation(seed, 120)
-				res, err := Consolidate(context.Background(), in, ConsolidationOptions{Solve: Options{Kind: kind, Deadline: 2 * time.Second}})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := res.Plan.Validate(res.Model); err != nil {
-					t.Fatalf("invalid plan: %v", err)
-				}
+				res := consolidateValid(t, in, ConsolidationOptions{}, kind)
 				if !res.Act || res.CostAfter >= res.CostBefore {
 					t.Fatalf("no saving on an oversized cluster: act %v, %.2f to %.2f (%s)", res.Act, res.CostBefore, res.CostAfter, res.Reason)
 				}
@@ -320,4 +291,18 @@ func solverKinds() []Kind {
 		return []Kind{Greedy, MIP}
 	}
 	return []Kind{Greedy}
+}
+
+// consolidateValid runs Consolidate with solver kind and a 2 s deadline and checks that its plan validates.
+func consolidateValid(t *testing.T, in *ConsolidationInput, opts ConsolidationOptions, kind Kind) *Consolidation {
+	t.Helper()
+	opts.Solve = Options{Kind: kind, Deadline: 2 * time.Second}
+	res, err := Consolidate(context.Background(), in, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Plan.Validate(res.Model); err != nil {
+		t.Fatalf("invalid plan: %v", err)
+	}
+	return res
 }
