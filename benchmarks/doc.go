@@ -7,6 +7,9 @@
 // same problem, pod for pod, on every machine, so figures from different runs compare. docs/benchmarks.md
 // describes each generator and the price models.
 //
+// Consolidation workloads (GenerateConsolidation, RunConsolidation) are over-provisioned clusters of existing
+// nodes, decided by solver.Consolidate greedy only and with the portfolio; every decision is checked too.
+//
 // The suite runs three ways: `packwright bench` (report.md and charts), `go test -bench . ./benchmarks`
 // (BenchmarkSolve/<workload> reporting cost, lower bound and gap as custom metrics) and the harness API (Run).
 package benchmarks

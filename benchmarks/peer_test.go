@@ -88,7 +88,7 @@ func TestPeerPlansAreValidated(t *testing.T) {
 	}
 
 	var b strings.Builder
-	if err := WriteReport(&b, rs, ReportInfo{}); err != nil {
+	if err := WriteReport(&b, Results{Provisioning: rs}, ReportInfo{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"karpenter $/h | karpenter ms | karpenter nodes | packwright vs karpenter % |", "| invalid ", "| not run |", "Why Karpenter was not run:", "- 100 pods: not adapted"} {

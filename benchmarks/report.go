@@ -20,6 +20,8 @@ type ReportInfo struct {
 	Seed     int64
 	// HiGHS is the linked HiGHS version, or why there is none.
 	HiGHS string
+	// ConsolidationDeadline is the deadline of the consolidation decisions.
+	ConsolidationDeadline time.Duration
 	// Charts are the PNG file names (relative to the report) to show at the end.
 	Charts []string
 }
@@ -56,18 +58,14 @@ func sortByPods(rs []Result) {
 }
 
 // WriteReport writes the Markdown report: the run's header, one table per generator and catalog (pods, greedy
-// and Packwright cost, lower bound, gap, saving, times and status), the reasons behind fallbacks, every
-// failure, and the charts.
-func WriteReport(w io.Writer, rs []Result, info ReportInfo) error {
+// and Packwright cost, lower bound, gap, saving, times and status), the reasons behind fallbacks, the
+// consolidation table, every failure, and the charts.
+func WriteReport(w io.Writer, all Results, info ReportInfo) error {
 	bw := bufio.NewWriter(w)
 	p := func(format string, args ...any) { fmt.Fprintf(bw, format, args...) }
 
-	failed := 0
-	for i := range rs {
-		if rs[i].Failed() {
-			failed++
-		}
-	}
+	rs := all.Provisioning
+	failed := all.failed()
 	p("# Packwright benchmark report\n\n")
 	if info.Command != "" {
 		p("`%s`\n\n", info.Command)
@@ -76,8 +74,15 @@ func WriteReport(w io.Writer, rs []Result, info ReportInfo) error {
 		p("- Run: %s, %s in all\n", info.Started.UTC().Format("2006-01-02 15:04 MST"), info.Elapsed.Round(time.Second))
 	}
 	p("- Machine: %s/%s, %d CPUs, %s, HiGHS %s\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), orDash(info.HiGHS))
-	p("- Decision deadline %s, seed %d; costs are USD per hour of the new nodes\n", info.Deadline, info.Seed)
-	p("- %d workloads, %d failed\n\n", len(rs), failed)
+	if len(rs) > 0 {
+		p("- Decision deadline %s, seed %d; costs are USD per hour of the new nodes\n", info.Deadline, info.Seed)
+	} else {
+		p("- Seed %d\n", info.Seed)
+	}
+	if len(all.Consolidation) > 0 {
+		p("- Consolidation deadline %s; costs are USD per hour of the whole cluster\n", orZero(info.ConsolidationDeadline))
+	}
+	p("- %d workloads, %d failed\n\n", len(rs)+len(all.Consolidation), failed)
 	p("*greedy* is `greedy.Solve` alone; *packwright* is `solver.Solve` (greedy, then the HiGHS MIP until the deadline, " +
 		"the cheaper valid plan wins). *lower bound* is the best proven bound, *gap* = (packwright - bound) / packwright, " +
 		"*saving* = (greedy - packwright) / greedy. Every plan is checked with `model.Plan.Validate`.\n\n")
@@ -143,6 +148,10 @@ func WriteReport(w io.Writer, rs []Result, info ReportInfo) error {
 		}
 	}
 
+	if len(all.Consolidation) > 0 {
+		writeConsolidation(p, all.Consolidation)
+	}
+
 	p("## Failures\n\n")
 	if failed == 0 {
 		p("None: every plan validated, and the portfolio was never worse than greedy.\n\n")
@@ -152,18 +161,29 @@ func WriteReport(w io.Writer, rs []Result, info ReportInfo) error {
 			p("- `%s`: %s\n", r.Workload, f)
 		}
 	}
+	for _, r := range all.Consolidation {
+		for _, f := range r.Failures {
+			p("- `%s`: %s\n", r.Workload, f)
+		}
+	}
 	if failed > 0 {
 		p("\n")
 	}
 	warned := false
-	for _, r := range rs {
-		for _, w := range r.Warnings {
+	warn := func(workload string, ws []string) {
+		for _, w := range ws {
 			if !warned {
 				p("## Warnings\n\n")
 				warned = true
 			}
-			p("- `%s`: %s\n", r.Workload, w)
+			p("- `%s`: %s\n", workload, w)
 		}
+	}
+	for _, r := range rs {
+		warn(r.Workload, r.Warnings)
+	}
+	for _, r := range all.Consolidation {
+		warn(r.Workload, r.Warnings)
 	}
 	if warned {
 		p("\n")
@@ -239,6 +259,13 @@ func savingCell(r Result) string {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func orZero(d time.Duration) string {
+	if d <= 0 {
+		return "—"
+	}
+	return d.String()
+}
 
 func orDash(s string) string {
 	if s == "" {

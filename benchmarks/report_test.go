@@ -33,7 +33,7 @@ func TestWriteReport(t *testing.T) {
 	rs := sampleResults()
 	rs[1].Packwright.StatusReason = "mip found no integer solution in time"
 	var b bytes.Buffer
-	if err := WriteReport(&b, rs, ReportInfo{Command: "packwright bench", Deadline: time.Second, Seed: 1, HiGHS: "1.15.1", Charts: []string{ChartCost}}); err != nil {
+	if err := WriteReport(&b, Results{Provisioning: rs}, ReportInfo{Command: "packwright bench", Deadline: time.Second, Seed: 1, HiGHS: "1.15.1", Charts: []string{ChartCost}}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -64,7 +64,7 @@ func TestWriteAll(t *testing.T) {
 		Catalog: "kwok", Pods: 100, Greedy: Outcome{Status: "greedy", Cost: 0.7}, Packwright: Outcome{Status: "greedy-fallback", Cost: 0.7}}}}} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			files, err := WriteAll(dir, tc.rs, ReportInfo{})
+			files, err := WriteAll(dir, Results{Provisioning: tc.rs}, ReportInfo{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,12 +79,12 @@ func TestWriteAll(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var back []Result
+			var back Results
 			if err := json.Unmarshal(data, &back); err != nil {
 				t.Fatalf("results.json: %v", err)
 			}
-			if len(back) != len(tc.rs) {
-				t.Fatalf("results.json holds %d results, want %d", len(back), len(tc.rs))
+			if len(back.Provisioning) != len(tc.rs) {
+				t.Fatalf("results.json holds %d results, want %d", len(back.Provisioning), len(tc.rs))
 			}
 			report, err := os.ReadFile(filepath.Join(dir, ReportFile))
 			if err != nil {

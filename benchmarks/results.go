@@ -13,10 +13,34 @@ const (
 	ResultsFile = "results.json"
 )
 
-// WriteAll writes everything a run produces into dir: the charts, results.json (the results, machine-readable)
-// and report.md, which shows the charts. It returns the names of the files written, report first.
-func WriteAll(dir string, rs []Result, info ReportInfo) ([]string, error) {
-	charts, err := WriteCharts(dir, rs)
+// Results are everything one run measured: the provisioning workloads' results and the consolidation
+// workloads'. results.json holds them in this form.
+type Results struct {
+	Provisioning  []Result              `json:"provisioning"`
+	Consolidation []ConsolidationResult `json:"consolidation"`
+}
+
+// failed counts the results with failures.
+func (rs *Results) failed() int {
+	n := 0
+	for i := range rs.Provisioning {
+		if rs.Provisioning[i].Failed() {
+			n++
+		}
+	}
+	for i := range rs.Consolidation {
+		if rs.Consolidation[i].Failed() {
+			n++
+		}
+	}
+	return n
+}
+
+// WriteAll writes everything a run produces into dir: the charts (of the provisioning results), results.json
+// (the results, machine-readable) and report.md, which shows the charts. It returns the names of the files
+// written, report first.
+func WriteAll(dir string, rs Results, info ReportInfo) ([]string, error) {
+	charts, err := WriteCharts(dir, rs.Provisioning)
 	if err != nil {
 		return nil, err
 	}

@@ -177,13 +177,16 @@ func nodePoolOf(pl nodePool) (*v1.NodePool, error) {
 	return test.NodePool(np), nil
 }
 
+// podUID is the UID of the pod ref names.
+func podUID(ref podRef) types.UID { return types.UID(ref.Namespace + "/" + ref.Name) }
+
 // podOf builds one pending pod of group g.
 func podOf(g *podGroup, ref podRef) (*corev1.Pod, error) {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: ref.Namespace, Name: ref.Name, Labels: g.Labels,
 			// Karpenter caches per-pod data by UID: every pod needs its own.
-			UID: types.UID(ref.Namespace + "/" + ref.Name),
+			UID: podUID(ref),
 		},
 		Spec: corev1.PodSpec{
 			NodeSelector: g.NodeSelector,

@@ -3,7 +3,9 @@
 // DIR/<slug>.problem.json it writes DIR/<slug>.karpenter.json: Karpenter's NodeClaims as a Packwright plan, each
 // priced at the cheapest offering its requirements and instance-type options allow (the kwok provider's launch
 // choice; on AWS, CreateFleet's lowest-price on-demand choice), which `packwright bench --peer DIR` validates
-// and reports. It is its own module because Karpenter v1.14 builds against k8s.io v0.35 and Packwright against
+// and reports. For each DIR/<slug>.consolidation.json (a cluster to consolidate) it runs one cycle of Karpenter's
+// disruption controller's consolidation methods and writes the first command as DIR/<slug>.karpenter.json (see
+// consolidate.go). It is its own module because Karpenter v1.14 builds against k8s.io v0.35 and Packwright against
 // v0.37.
 package main
 
@@ -56,8 +58,12 @@ func run(dir string) error {
 	if err != nil {
 		return err
 	}
-	if len(files) == 0 {
-		return fmt.Errorf("no *.problem.json in %s (write them with packwright bench --export %s)", dir, dir)
+	clusters, err := filepath.Glob(filepath.Join(dir, "*.consolidation.json"))
+	if err != nil {
+		return err
+	}
+	if len(files)+len(clusters) == 0 {
+		return fmt.Errorf("no *.problem.json or *.consolidation.json in %s (write them with packwright bench --export %s)", dir, dir)
 	}
 	sort.Strings(files)
 	peer := "karpenter " + karpenterVersion()
@@ -82,7 +88,46 @@ func run(dir string) error {
 		}
 		fmt.Printf("%-32s %8s  %s\n", pf.Workload, time.Duration(out.DurationNs).Round(time.Millisecond), status)
 	}
+	sort.Strings(clusters)
+	for _, f := range clusters {
+		cf, err := readConsolidation(f)
+		if err != nil {
+			return err
+		}
+		out := consolidate(cf)
+		out.Peer = peer
+		data, err := json.Marshal(out)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+		dst := strings.TrimSuffix(f, ".consolidation.json") + ".karpenter.json"
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			return err
+		}
+		if out.Error != "" {
+			fmt.Printf("%-32s %8s  not run: %s\n", cf.Workload, "", out.Error)
+		}
+		for _, d := range out.Decisions {
+			fmt.Printf("%-32s %8s  %s: %d removed, %d launched\n", cf.Workload, time.Duration(d.DurationNs).Round(time.Millisecond),
+				d.Method, len(d.Removed), len(d.NewNodes))
+		}
+	}
 	return nil
+}
+
+func readConsolidation(path string) (*consolidationFile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var cf consolidationFile
+	if err := json.Unmarshal(data, &cf); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if cf.Problem == nil {
+		return nil, fmt.Errorf("%s: no problem", path)
+	}
+	return &cf, nil
 }
 
 func readProblem(path string) (*problemFile, error) {

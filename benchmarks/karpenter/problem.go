@@ -90,8 +90,26 @@ type offering struct {
 	Taints       []taint
 }
 
+type boundPod struct {
+	Ref             podRef
+	Labels          map[string]string
+	Requests        resources
+	HostPorts       []int32
+	PodAntiAffinity []podAffinityTerm
+}
+
 type existingNode struct {
-	Name string
+	Name         string
+	NodePool     string
+	InstanceType string
+	Zone         string
+	CapacityType string
+	Price        float64
+	Capacity     resources
+	Allocatable  resources
+	Labels       map[string]string
+	Taints       []taint
+	Pods         []boundPod
 }
 
 type problem struct {
@@ -143,4 +161,46 @@ type peerFile struct {
 	Plan       *plan  `json:"plan,omitempty"`
 	DurationNs int64  `json:"durationNs"`
 	Error      string `json:"error,omitempty"`
+}
+
+// The consolidation snapshot and decision, in benchmarks.ConsolidationFile's and ConsolidationPeerFile's form.
+
+type podOrigin struct {
+	Pod       podRef `json:"pod"`
+	Candidate int    `json:"candidate"`
+}
+
+type consolidationFile struct {
+	Workload   string         `json:"workload"`
+	Nodes      int            `json:"nodes"`
+	Problem    *problem       `json:"problem"`
+	Candidates []existingNode `json:"candidates"`
+	Origin     []podOrigin    `json:"origin"`
+}
+
+type peerNode struct {
+	Offering int      `json:"offering"`
+	Pods     []podRef `json:"pods"`
+}
+
+type peerMove struct {
+	Pod podRef `json:"pod"`
+	To  string `json:"to"`
+}
+
+type peerDecision struct {
+	Label      string     `json:"label"`
+	Method     string     `json:"method"`
+	Cycles     int        `json:"cycles"`
+	Removed    []string   `json:"removed"`
+	NewNodes   []peerNode `json:"newNodes"`
+	Moves      []peerMove `json:"moves"`
+	DurationNs int64      `json:"durationNs"`
+}
+
+type consolidationPeerFile struct {
+	Workload  string         `json:"workload"`
+	Peer      string         `json:"peer"`
+	Decisions []peerDecision `json:"decisions"`
+	Error     string         `json:"error,omitempty"`
 }

@@ -23,21 +23,24 @@ const defaultBenchSizes = "100,1000,5000"
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	sizes := fs.String("sizes", defaultBenchSizes, "comma-separated pending-pod counts (the full suite: 100,1000,5000,20000,50000)")
-	workloads := fs.String("workloads", "", "comma-separated generators (default all: "+strings.Join(benchmarks.GeneratorNames(), ",")+")")
+	sizes := fs.String("sizes", defaultBenchSizes, "comma-separated sizes: pending-pod counts, node counts for consolidation (the full suite: 100,1000,5000,20000,50000)")
+	workloads := fs.String("workloads", "", "comma-separated workloads (default all: "+strings.Join(benchmarks.WorkloadNames(), ",")+")")
 	catalogs := fs.String("catalog", benchmarks.CatalogKwok, "comma-separated catalogs: kwok, aws/us-east-1 (with --snapshot: any catalog spec, default aws/us-east-1)")
-	deadline := fs.Duration("deadline", solver.DefaultDeadline, "decision deadline per workload")
-	solverName := fs.String("solver", string(solver.Auto), "solver of the packwright column: auto, mip or greedy")
+	deadline := fs.Duration("deadline", solver.DefaultDeadline, "decision deadline per provisioning workload")
+	consDeadline := fs.Duration("consolidation-deadline", benchmarks.ConsolidationDeadline, "decision deadline per consolidation workload")
+	solverName := fs.String("solver", string(solver.Auto), "solver of the packwright columns: auto, mip or greedy")
 	seed := fs.Int64("seed", benchmarks.DefaultSeed, "workload seed (the same seed gives the same problems)")
 	outDir := fs.String("out", filepath.Join("benchmarks", "results"), "directory for report.md, results.json and the PNG charts")
 	snapshot := fs.String("snapshot", "", "benchmark this cluster snapshot instead of the generated workloads")
-	export := fs.String("export", "", "only write each workload's problem to this directory as JSON, for a peer scheduler (benchmarks/karpenter), and exit")
+	export := fs.String("export", "", "only write each workload's problem (consolidation: its cluster) to this directory as JSON, for a peer (benchmarks/karpenter), and exit")
 	peerDir := fs.String("peer", "", "directory of peer plans (benchmarks/karpenter output) to validate and report beside Packwright's")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: packwright bench [flags]\n\nRuns the benchmark suite: every workload is planned by greedy and by the solver portfolio, every plan is\nvalidated, and a Markdown report with charts is written. Workloads:")
+		fmt.Fprintln(stderr, "Usage: packwright bench [flags]\n\nRuns the benchmark suite: every workload is planned by greedy and by the solver portfolio, every plan is\nvalidated, and a Markdown report with charts is written. Provisioning workloads (size = pending pods):")
 		for _, g := range benchmarks.Generators() {
-			fmt.Fprintf(stderr, "  %-9s %s\n", g.Name, g.Summary)
+			fmt.Fprintf(stderr, "  %-13s %s\n", g.Name, g.Summary)
 		}
+		fmt.Fprintln(stderr, "Consolidation workload (size = nodes; decided by solver.Consolidate, greedy only and with the portfolio):")
+		fmt.Fprintf(stderr, "  %-13s %s\n", benchmarks.Consolidation, benchmarks.ConsolidationSummary)
 		fmt.Fprintln(stderr, "\nFlags:")
 		fs.PrintDefaults()
 	}
@@ -56,8 +59,14 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *deadline <= 0 {
 		return fmt.Errorf("--deadline must be positive (got %s)", *deadline)
 	}
+	if *consDeadline <= 0 {
+		return fmt.Errorf("--consolidation-deadline must be positive (got %s)", *consDeadline)
+	}
 
-	var ws []benchmarks.Workload
+	var (
+		ws  []benchmarks.Workload
+		cws []benchmarks.ConsolidationWorkload
+	)
 	if *snapshot != "" {
 		if set["sizes"] || set["workloads"] {
 			return fmt.Errorf("--snapshot benchmarks the snapshot as it is; --sizes and --workloads do not apply")
@@ -76,9 +85,19 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		ws, err = benchmarks.Workloads(splitList(*workloads), ns, splitList(*catalogs), *seed)
+		gens, consolidation, err := benchmarks.SplitWorkloadNames(splitList(*workloads))
 		if err != nil {
 			return err
+		}
+		if len(gens) > 0 {
+			if ws, err = benchmarks.Workloads(gens, ns, splitList(*catalogs), *seed); err != nil {
+				return err
+			}
+		}
+		if consolidation {
+			if cws, err = benchmarks.ConsolidationWorkloads(ns, splitList(*catalogs), *seed); err != nil {
+				return err
+			}
 		}
 	}
 	if *export != "" {
@@ -86,7 +105,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "wrote %d problems to %s\n", len(files), *export)
+		cfiles, err := benchmarks.ExportConsolidation(*export, cws)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %d problems and %d consolidation clusters to %s\n", len(files), len(cfiles), *export)
 		return nil
 	}
 	if err := os.MkdirAll(*outDir, 0o755); err != nil {
@@ -95,7 +118,15 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	bar := newProgressBar(stderr)
 	began := time.Now()
-	results, runErr := benchmarks.Run(ctx, ws, benchmarks.Options{Deadline: *deadline, Kind: kind, PeerDir: *peerDir, Progress: bar.update})
+	total := len(ws) + len(cws)
+	results := benchmarks.Results{}
+	var runErr error
+	results.Provisioning, runErr = benchmarks.Run(ctx, ws, benchmarks.Options{Deadline: *deadline, Kind: kind, PeerDir: *peerDir,
+		Progress: func(done, _ int, name string) { bar.update(done, total, name) }})
+	if runErr == nil && len(cws) > 0 {
+		results.Consolidation, runErr = benchmarks.RunConsolidation(ctx, cws, benchmarks.Options{Deadline: *consDeadline, Kind: kind,
+			PeerDir: *peerDir, Progress: func(done, _ int, name string) { bar.update(len(ws)+done, total, name) }})
+	}
 	bar.done()
 
 	info := benchmarks.ReportInfo{
@@ -104,7 +135,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Elapsed:  time.Since(began),
 		Deadline: *deadline,
 		Seed:     *seed,
-		HiGHS:    "not linked (built without cgo)",
+
+		ConsolidationDeadline: *consDeadline,
+		HiGHS:                 "not linked (built without cgo)",
 	}
 	if highs.Available() {
 		info.HiGHS = highs.Version()
@@ -120,14 +153,20 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return runErr
 	}
 	failed := 0
-	for i := range results {
-		if results[i].Failed() {
+	for _, r := range results.Provisioning {
+		if r.Failed() {
 			failed++
-			fmt.Fprintf(stderr, "FAIL %s: %s\n", results[i].Workload, strings.Join(results[i].Failures, "; "))
+			fmt.Fprintf(stderr, "FAIL %s: %s\n", r.Workload, strings.Join(r.Failures, "; "))
+		}
+	}
+	for _, r := range results.Consolidation {
+		if r.Failed() {
+			failed++
+			fmt.Fprintf(stderr, "FAIL %s: %s\n", r.Workload, strings.Join(r.Failures, "; "))
 		}
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d of %d workloads failed (see %s)", failed, len(results), filepath.Join(*outDir, benchmarks.ReportFile))
+		return fmt.Errorf("%d of %d workloads failed (see %s)", failed, total, filepath.Join(*outDir, benchmarks.ReportFile))
 	}
 	return nil
 }

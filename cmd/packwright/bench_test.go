@@ -52,12 +52,12 @@ func TestBenchTinyRun(t *testing.T) {
 		}
 		f.Close()
 	}
-	var rs []benchmarks.Result
+	var all benchmarks.Results
 	data, _ := os.ReadFile(filepath.Join(dir, "results.json"))
-	if err := json.Unmarshal(data, &rs); err != nil || len(rs) != 2 {
-		t.Fatalf("results.json: %d results, %v", len(rs), err)
+	if err := json.Unmarshal(data, &all); err != nil || len(all.Provisioning) != 2 || len(all.Consolidation) != 0 {
+		t.Fatalf("results.json: %d results, %d consolidation results, %v", len(all.Provisioning), len(all.Consolidation), err)
 	}
-	for _, r := range rs {
+	for _, r := range all.Provisioning {
 		if r.Pods != 100 || r.Greedy.Cost <= 0 || r.Packwright.Cost <= 0 || r.Packwright.Cost > r.Greedy.Cost+1e-9 {
 			t.Errorf("%s: %+v", r.Workload, r)
 		}
@@ -96,6 +96,7 @@ func TestBenchBadFlags(t *testing.T) {
 		{"snapshot and sizes", []string{"--snapshot", "x.yaml", "--sizes", "10"}, "--sizes and --workloads do not apply"},
 		{"missing snapshot", []string{"--snapshot", "/nonexistent/x.yaml"}, "snapshot /nonexistent/x.yaml: no such file"},
 		{"bad solver", []string{"--solver", "fast"}, `unknown solver "fast"`},
+		{"bad consolidation deadline", []string{"--consolidation-deadline", "0s"}, "--consolidation-deadline must be positive"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, errOut := runCmd(t, append([]string{"bench", "--out", t.TempDir()}, tc.args...)...)
@@ -129,7 +130,7 @@ func TestProgressBar(t *testing.T) {
 func TestBenchExportAndPeer(t *testing.T) {
 	dir := t.TempDir()
 	code, out, errOut := runCmd(t, "bench", "--sizes", "100", "--workloads", "web", "--export", dir)
-	if code != 0 || !strings.Contains(out, "wrote 1 problems to "+dir) {
+	if code != 0 || !strings.Contains(out, "wrote 1 problems and 0 consolidation clusters to "+dir) {
 		t.Fatalf("export: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "web_kwok_100.problem.json"))
@@ -158,5 +159,52 @@ func TestBenchExportAndPeer(t *testing.T) {
 	report, _ := os.ReadFile(filepath.Join(dir, "report.md"))
 	if !strings.Contains(string(report), "| karpenter $/h |") || !strings.Contains(string(report), "| 0.0000 | 0 | 0 | — |") {
 		t.Errorf("report lacks the peer's columns:\n%s", report)
+	}
+}
+
+func TestBenchConsolidation(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runCmd(t, "bench", "--sizes", "40", "--workloads", "consolidation", "--consolidation-deadline", "1s", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "wrote "+filepath.Join(dir, "report.md")) {
+		t.Errorf("stdout %q", out)
+	}
+	report, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## consolidation (kwok)", "- Consolidation deadline 1s", "| 40 | ", "| greedy | ", "| packwright | ",
+		"1 workloads, 0 failed"} {
+		if !strings.Contains(string(report), want) {
+			t.Errorf("report lacks %q:\n%s", want, report)
+		}
+	}
+	if strings.Contains(string(report), "## web") {
+		t.Errorf("report has provisioning workloads that were not asked for:\n%s", report)
+	}
+	var all benchmarks.Results
+	data, _ := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err := json.Unmarshal(data, &all); err != nil || len(all.Provisioning) != 0 || len(all.Consolidation) != 1 {
+		t.Fatalf("results.json: %d results, %d consolidation results, %v", len(all.Provisioning), len(all.Consolidation), err)
+	}
+	r := all.Consolidation[0]
+	if r.Nodes != 40 || !r.Greedy.Valid || !r.Packwright.Valid || r.Packwright.CostAfter >= r.Packwright.CostBefore {
+		t.Errorf("consolidation result %+v", r)
+	}
+
+	// --export writes the cluster for a peer.
+	code, out, errOut = runCmd(t, "bench", "--sizes", "40", "--workloads", "consolidation", "--export", dir)
+	if code != 0 || !strings.Contains(out, "wrote 0 problems and 1 consolidation clusters to "+dir) {
+		t.Fatalf("export: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	data, err = os.ReadFile(filepath.Join(dir, "consolidation_kwok_40.consolidation.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cf benchmarks.ConsolidationFile
+	if err := json.Unmarshal(data, &cf); err != nil || cf.Workload != "consolidation/kwok/40" || len(cf.Candidates)+len(cf.Problem.Nodes) != 40 {
+		t.Fatalf("consolidation file: %v", err)
 	}
 }
