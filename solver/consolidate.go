@@ -123,6 +123,7 @@ func Consolidate(ctx context.Context, in *ConsolidationInput, opts Consolidation
 	}
 	ctx, cancel := context.WithDeadline(ctx, began.Add(opts.Solve.Deadline))
 	defer cancel()
+	original := in
 	var firstBound float64
 	var firstTook time.Duration
 	noSpot := false
@@ -148,11 +149,12 @@ func Consolidate(ctx context.Context, in *ConsolidationInput, opts Consolidation
 		pinned := overBudget(in, res, opts.MaxRemoved)
 		churn := churned(res)
 		if !spot && len(pinned) == 0 && len(churn) == 0 {
-			return res, nil
+			return keptOf(original, res), nil
 		}
 		if round+1 >= maxBudgetRounds {
 			if !spot && len(pinned) == 0 {
-				return res, nil // valid, and within the rules; only some of its moves are not carried out as planned
+				// Valid and within the rules; only some of its moves are not carried out as planned.
+				return keptOf(original, res), nil
 			}
 			return nil, fmt.Errorf("consolidate: disruption budgets or the spot-to-spot rule still broken after %d solves", maxBudgetRounds)
 		}
@@ -168,6 +170,17 @@ func Consolidate(ctx context.Context, in *ConsolidationInput, opts Consolidation
 		}
 		in = pin(in, pinned)
 	}
+}
+
+// keptOf sets res.Kept to every candidate of in that res does not remove, those pinned by re-solves included.
+func keptOf(in *ConsolidationInput, res *Consolidation) *Consolidation {
+	res.Kept = nil
+	for _, n := range in.Candidates {
+		if !slices.Contains(res.Removed, n.Name) {
+			res.Kept = append(res.Kept, n.Name)
+		}
+	}
+	return res
 }
 
 // churned names the kept candidates that the plan moves pods off. Carrying out a decision evicts pods from
