@@ -40,6 +40,9 @@ const (
 //   - NodePool limits: for each pool in which the plan launches a node, the Capacity of its existing nodes
 //     plus its new nodes stays within every limited resource.
 //   - Offering counts: an offering with a positive MaxCount has at most that many new nodes.
+//   - NodePool weights (only when offerings' pools differ in weight): no group is on a new node of a pool
+//     while a higher-weight pool could take one of its pods on a fresh node; see checkWeights for the
+//     exact test and the groups it leaves unchecked.
 //   - Cost: Cost equals the sum of the new nodes' offering prices within CostRelTolerance (relative), and
 //     LowerBound <= Cost + BoundTolerance.
 //
@@ -107,6 +110,7 @@ func (pl *Plan) Validate(p *Problem) error {
 	c.checkTopology()
 	c.checkLimits()
 	c.checkMaxCount()
+	c.checkWeights()
 	c.checkCost()
 	return errors.Join(c.errs...)
 }

@@ -339,6 +339,12 @@ func consolidateOnce(ctx context.Context, in *ConsolidationInput, opts Consolida
 			}
 		}
 	}
+	// NodePool weights decide where new pods go, not which running nodes stay: a kept candidate of a
+	// low-weight pool is not wrong. Consolidation solves without them (replacements ignore them too).
+	p.Pools = slices.Clone(in.Problem.Pools)
+	for i := range p.Pools {
+		p.Pools[i].Weight = 0
+	}
 	movable := make([]int, len(in.Candidates))
 	for ref, ci := range in.Origin {
 		if ci < 0 || ci >= len(in.Candidates) {

@@ -79,6 +79,9 @@ func Solve(ctx context.Context, p *model.Problem, opts Options) (*model.Plan, er
 	best := g
 	best.Status = model.StatusGreedy
 	bound := g.LowerBound
+	// The MIP's bound is on cost plus NodePool-weight penalty (the same unless pools differ in weight); the
+	// penalty of the plan returned is taken off once that plan is known.
+	mipBound := 0.0
 	reason := ""
 	switch {
 	case opts.Kind == Greedy:
@@ -95,11 +98,14 @@ func Solve(ctx context.Context, p *model.Problem, opts Options) (*model.Plan, er
 		switch {
 		case err != nil:
 			reason = "mip: " + err.Error()
+		case res.Plan == nil && res.OutOfTime:
+			reason = fmt.Sprintf("mip: out of time before an integer plan (%s)", res.MasterStatus)
+			mipBound = res.LowerBound
 		case res.Plan == nil:
 			reason = fmt.Sprintf("mip: no integer plan (%s)", res.MasterStatus)
-			bound = math.Max(bound, res.LowerBound)
+			mipBound = res.LowerBound
 		default:
-			bound = math.Max(bound, res.LowerBound)
+			mipBound = res.LowerBound
 			if verr := res.Plan.Validate(p); verr != nil {
 				reason = "mip plan rejected by validation: " + firstLine(verr)
 			} else if res.Plan.Cost <= g.Cost+1e-9 && placed(res.Plan) >= placed(g) {
@@ -113,6 +119,9 @@ func Solve(ctx context.Context, p *model.Problem, opts Options) (*model.Plan, er
 			}
 		}
 	}
+	// With pools of different weights, the bound holds for the plans that put no more pods below their
+	// best weight than best does (docs/solver.md).
+	bound = math.Max(bound, mipBound-c.PlanPenalty(best))
 	// The bound is for placing every placeable pod; a plan that leaves more pods out is not comparable to it.
 	if placed(best) < placeable(c) {
 		bound = 0

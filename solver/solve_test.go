@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -226,5 +227,26 @@ func TestParseKind(t *testing.T) {
 	}
 	if _, err := ParseKind("simplex"); err == nil {
 		t.Error("ParseKind accepted an unknown solver")
+	}
+}
+
+// An expired context still gets the greedy plan, as a fallback that says the MIP ran out of time.
+func TestSolveExpiredContext(t *testing.T) {
+	if !highs.Available() {
+		t.Fatal("HiGHS is not linked: build with cgo and hack/install-highs.sh")
+	}
+	p := featureProblem(rand.New(rand.NewPCG(3, 3)))
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Millisecond))
+	defer cancel()
+	plan, err := Solve(ctx, p, Options{Kind: Auto})
+	if err != nil {
+		t.Fatalf("Solve: %v", err)
+	}
+	if err := plan.Validate(p); err != nil {
+		t.Fatalf("invalid plan: %v", err)
+	}
+	if plan.Status != model.StatusGreedyFallback || plan.Solver != greedy.Name || !strings.Contains(plan.StatusReason, "out of time") {
+		t.Fatalf("status %s, solver %s, reason %q; want a greedy fallback because the MIP ran out of time",
+			plan.Status, plan.Solver, plan.StatusReason)
 	}
 }

@@ -74,7 +74,31 @@ func (s *solver) candidatesFor(g int) []candidate {
 	if s.candGroup == g {
 		return s.cands
 	}
+	if s.tiered {
+		// higherTakes asks about other groups than the one being placed: keep every group's list.
+		if s.candCache == nil {
+			s.candCache = make([][]candidate, len(s.p.Groups))
+		}
+		if s.candCache[g] == nil {
+			s.candCache[g] = s.buildCandidates(g)
+		}
+		s.candGroup, s.cands = g, s.candCache[g]
+		return s.cands
+	}
 	s.candGroup, s.cands = g, s.cands[:0]
+	s.cands = s.appendCandidates(g, s.cands)
+	return s.cands
+}
+
+// buildCandidates is candidatesFor's list for group g in a new slice, sorted by weight.
+func (s *solver) buildCandidates(g int) []candidate {
+	out := s.appendCandidates(g, make([]candidate, 0, len(s.c.Groups[g].Offerings)))
+	s.sortByWeight(out)
+	return out
+}
+
+// appendCandidates appends group g's usable offerings that hold one of its pods.
+func (s *solver) appendCandidates(g int, out []candidate) []candidate {
 	for _, o := range s.c.Groups[g].Offerings {
 		if !s.usableOffering(g, o) {
 			continue
@@ -84,9 +108,9 @@ func (s *solver) candidatesFor(g int) []candidate {
 			s.note(g, failure{kind: failResource, idx: d})
 			continue
 		}
-		s.cands = append(s.cands, candidate{off: o, fit: fit, price: s.p.Offerings[o].Price})
+		out = append(out, candidate{off: o, fit: fit, price: s.p.Offerings[o].Price})
 	}
-	return s.cands
+	return out
 }
 
 // chooseOffering picks the offering for a new node holding pods of group g, in domain dom of key (key -1:
@@ -130,6 +154,9 @@ func (s *solver) chooseOffering(g, key int, dom int32, n int, needAll bool) (int
 	cands := s.candidatesFor(g)
 	for i := range cands {
 		c := &cands[i]
+		if s.tiered && best >= 0 && s.weight[c.off] < s.weight[best] {
+			break // a pool of higher weight takes the pods: lower weights are not considered (weights.go)
+		}
 		if key >= 0 && s.topo.offDom[c.off][key] != dom {
 			continue
 		}
@@ -170,6 +197,10 @@ func (s *solver) fill(g, key int, dom int32, want, nEst int, cursor *int) int {
 		b := s.bins[*cursor]
 		if (key < 0 || b.dom[key] == dom) && s.usable(g, b) {
 			k, f := s.allow(g, b, want-got)
+			if k > 0 && s.higherTakes(g, b) {
+				*cursor++ // a pool of higher weight takes the pods (weights.go): not a failure
+				continue
+			}
 			if k > 0 {
 				s.place(g, b, k)
 				if got += k; got == want {
@@ -425,7 +456,8 @@ func (s *solver) grow(g, key int, dom int32, want int) int {
 		best, bestScore := -1, math.Inf(1)
 		for _, o := range s.c.Groups[g].Offerings {
 			extra := s.p.Offerings[o].Price - s.p.Offerings[cur].Price
-			if extra <= 0 || !s.usableOffering(g, o) || !s.canHold(b, cur, o, use, s.spreadOwners) {
+			if extra <= 0 || (s.tiered && s.weight[o] != s.weight[cur]) || !s.usableOffering(g, o) ||
+				!s.canHold(b, cur, o, use, s.spreadOwners) {
 				continue
 			}
 			if ok, _ := s.poolFitsAfterSwap(cur, o); !ok {
@@ -438,7 +470,7 @@ func (s *solver) grow(g, key int, dom int32, want int) int {
 				best, bestScore = o, extra/float64(fit)
 			}
 		}
-		if best < 0 || !s.swap(b, best, use) {
+		if best < 0 || !s.tierSwap(b, best, use, s.lowPlacements()) {
 			continue
 		}
 		if k, _ := s.allow(g, b, want-got); k > 0 {

@@ -80,8 +80,11 @@ func (s *solver) run() {
 // placeAll places the first part of the order once and the later part in passes until a pass places nothing,
 // since an affinity group may be drawn to another that is itself waiting for a third.
 func (s *solver) placeAll() {
-	s.initPrices()
 	first, later := s.order()
+	s.initPrices()
+	if s.nExisting > 0 && s.fillExisting(first) {
+		s.initPrices() // price what is left for new nodes
+	}
 	for _, g := range first {
 		s.placeGroup(g)
 	}
@@ -133,5 +136,114 @@ func (s *solver) initPrices() {
 				s.remDemand[k] += float64(s.left[g]) * float64(q)
 			}
 		}
+	}
+}
+
+// fillExisting may put pods of the groups without rules on the existing nodes before any node is opened, and
+// reports whether it placed any. Free space on running nodes costs nothing, so it should hold the pods that
+// would cost most elsewhere. The placement order (largest first, existing nodes first) can strand it: on the
+// existing workload (20,000 pods) it let CPU-heavy pods use up the free CPU and left 54% of the free memory
+// unused. So two fills of the existing nodes are compared on copies, placement order and by value density
+// (node by node, the pod with the highest value at the dual prices per share of the node's free space it
+// takes, the sum over resources of request / free, one at a time), and the density fill is made only when the
+// pods it places are worth more; otherwise nothing is placed here and the placement order decides as before.
+func (s *solver) fillExisting(order []int) bool {
+	onNode := make([][]int, s.nExisting)
+	var plain []int
+	for _, g := range order {
+		cg := &s.c.Groups[g]
+		if s.rule[g].any || len(s.rule[g].ports) > 0 || cg.Cap >= 0 || cg.CoLocate || cg.Impossible != "" || s.left[g] == 0 {
+			continue
+		}
+		plain = append(plain, g)
+		for _, n := range cg.Nodes {
+			if n < s.nExisting && s.usable(g, s.bins[n]) {
+				onNode[n] = append(onNode[n], g)
+			}
+		}
+	}
+	if len(plain) == 0 {
+		return false
+	}
+	free := make([][]int64, s.nExisting)
+	reset := func() []int {
+		for n := range free {
+			free[n] = append(free[n][:0], s.bins[n].free...)
+		}
+		return slices.Clone(s.left)
+	}
+	// Placement order: each group first-fit over its existing nodes.
+	left := reset()
+	inOrder := 0.0
+	for _, g := range plain {
+		for _, n := range s.c.Groups[g].Nodes {
+			if n >= s.nExisting || left[g] == 0 || !s.usable(g, s.bins[n]) {
+				continue
+			}
+			k, _ := s.fitCount(g, free[n], left[g])
+			s.take(g, free[n], k)
+			left[g] -= k
+			inOrder += float64(k) * s.podValue[g]
+		}
+	}
+	// Value density, node by node.
+	type placement struct{ g, n, k int }
+	var moves []placement
+	left = reset()
+	dense := 0.0
+	for n, groups := range onNode {
+		for {
+			best, bestScore := -1, 0.0
+			for _, g := range groups {
+				if left[g] == 0 {
+					continue
+				}
+				share, fits := 0.0, true
+				for k, q := range s.req[g] {
+					if q <= 0 {
+						continue
+					}
+					if q > free[n][k] {
+						fits = false
+						break
+					}
+					share += float64(q) / float64(free[n][k])
+				}
+				if fits && share > 0 {
+					if score := s.podValue[g] / share; best < 0 || score > bestScore {
+						best, bestScore = g, score
+					}
+				}
+			}
+			if best < 0 {
+				break
+			}
+			s.take(best, free[n], 1)
+			left[best]--
+			dense += s.podValue[best]
+			if m := len(moves) - 1; m >= 0 && moves[m].g == best && moves[m].n == n {
+				moves[m].k++
+			} else {
+				moves = append(moves, placement{best, n, 1})
+			}
+		}
+	}
+	if dense <= inOrder*(1+1e-9) {
+		return false
+	}
+	for _, mv := range moves {
+		if k, f := s.allow(mv.g, s.bins[mv.n], mv.k); k > 0 {
+			s.place(mv.g, s.bins[mv.n], k)
+		} else {
+			s.note(mv.g, f)
+		}
+	}
+	return true
+}
+
+// take subtracts k pods of group g from free.
+func (s *solver) take(g int, free []int64, k int) {
+	for d, q := range s.req[g] {
+		free[d] -= int64(k) * q
 	}
 }

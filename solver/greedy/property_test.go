@@ -227,3 +227,48 @@ func TestSolveCompiledSharesNothing(t *testing.T) {
 		}
 	}
 }
+
+// weighted turns a random problem into one with NodePool weights: the two pools get random weights, and a
+// third pool "backup" offers a copy of some offerings at a lower price, with a random weight and sometimes a
+// cpu limit, so that weights, prices and limits pull in different directions.
+func weighted(p *model.Problem, seed uint64) *model.Problem {
+	r := rand.New(rand.NewPCG(seed, 0x5eed))
+	w := func() int32 { return []int32{0, 10, 50}[r.IntN(3)] }
+	q := *p
+	q.Pools = append([]model.NodePool(nil), p.Pools...)
+	q.Offerings = append([]model.Offering(nil), p.Offerings...)
+	q.Pools[0].Weight, q.Pools[1].Weight = w(), w()
+	backup := model.NodePool{Name: "backup", Weight: w()}
+	if r.IntN(3) == 0 {
+		backup.Limits = model.Resources{model.CPU: int64(2+r.IntN(16)) * 1000}
+	}
+	q.Pools = append(q.Pools, backup)
+	for _, o := range p.Offerings {
+		if o.NodePool != "default" || r.IntN(2) == 0 {
+			continue
+		}
+		o.ID += "-backup"
+		o.NodePool = "backup"
+		o.Price *= 0.7
+		o.Labels = model.WithLabel(o.Labels, model.LabelNodePool, "backup")
+		o.Labels = model.WithLabel(o.Labels, model.LabelInstanceType, o.ID)
+		q.Offerings = append(q.Offerings, o)
+	}
+	return &q
+}
+
+// TestRandomWeightedProblemsValidate is the property test with NodePool weights: every plan validates
+// (Plan.Validate includes the weight rule) and accounts for every pod.
+func TestRandomWeightedProblemsValidate(t *testing.T) {
+	tiered := 0
+	for seed := uint64(1); seed <= 500; seed++ {
+		p := weighted(randomProblem(seed), seed)
+		if _, differ := p.OfferingWeights(); differ {
+			tiered++
+		}
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { solve(t, p) })
+	}
+	if tiered < 250 {
+		t.Errorf("only %d of 500 problems have pools of different weights", tiered)
+	}
+}

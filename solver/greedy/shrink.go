@@ -20,6 +20,7 @@ func (s *solver) shrink() {
 		return cmp.Compare(s.p.Offerings[a].Price, s.p.Offerings[b].Price)
 	})
 	use := make([]int64, s.dims)
+	low := s.lowPlacements()
 	cache := map[string]int{}
 	var sb strings.Builder
 	for _, b := range s.bins[s.nExisting:] {
@@ -39,7 +40,7 @@ func (s *solver) shrink() {
 			sb.WriteString(strconv.Itoa(gc.Count))
 		}
 		key := sb.String()
-		if o, ok := cache[key]; ok && (o < 0 || s.swap(b, o, use)) {
+		if o, ok := cache[key]; ok && (o < 0 || s.tierSwap(b, o, use, low)) {
 			continue
 		}
 		found := -1
@@ -47,7 +48,7 @@ func (s *solver) shrink() {
 			if s.p.Offerings[o].Price >= s.p.Offerings[cur].Price {
 				break
 			}
-			if s.canHold(b, cur, o, use, s.spreadOwners) && s.swap(b, o, use) {
+			if s.canHold(b, cur, o, use, s.spreadOwners) && s.tierSwap(b, o, use, low) {
 				found = o
 				break
 			}

@@ -34,6 +34,9 @@ type solver struct {
 	offPool []int // per offering: index into pools, -1 for unlimited
 	// offUsed counts the open nodes of each offering with a MaxCount (nil until one opens).
 	offUsed []int
+	// weight is each offering's NodePool weight; tiered says they differ (see weights.go).
+	weight []int32
+	tiered bool
 
 	topo topology
 	rule []groupRules // per group
@@ -51,9 +54,11 @@ type solver struct {
 	remCount  float64   // pods not placed yet
 	invNeed   []float64 // scratch for creditFor
 
-	// cands are the offering candidates of group candGroup (see candidatesFor).
+	// cands are the offering candidates of group candGroup (see candidatesFor); candCache keeps every
+	// group's when the problem is tiered.
 	cands     []candidate
 	candGroup int
+	candCache [][]candidate
 	// driving is the spread rule that drives the current group's placement domain by domain (placeSpread);
 	// sizing is set to it while offerings are scored, so that its per-round cap does not size new nodes.
 	driving, sizing *spreadRule
@@ -143,6 +148,7 @@ func newSolver(c *prep.Problem) (*solver, error) {
 	}
 	s.invNeed = make([]float64, s.dims)
 	s.initPools()
+	s.initWeights()
 	s.initTopology()
 	for _, b := range s.bins {
 		b.dom = s.topo.nodeDom[b.node]

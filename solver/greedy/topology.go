@@ -386,7 +386,7 @@ func (s *solver) buildAnti() {
 			k := s.topo.keyIdx[term.TopologyKey]
 			a := s.antiFor(g, k)
 			a.note("required pod anti-affinity " + term.String())
-			for h := range p.Groups {
+			for _, h := range s.c.Candidates(term.Selector) {
 				ph := &p.Groups[h]
 				if !term.MatchesPod(pg.Namespace, ph.Namespace, ph.Labels) {
 					continue
@@ -421,7 +421,7 @@ func (s *solver) buildAnti() {
 				if d < 0 {
 					continue
 				}
-				for h := range p.Groups {
+				for _, h := range s.c.Candidates(term.Selector) {
 					ph := &p.Groups[h]
 					if term.MatchesPod(bp.Ref.Namespace, ph.Namespace, ph.Labels) {
 						a := s.antiFor(h, k)
@@ -467,7 +467,7 @@ func (s *solver) buildAffinity() {
 			}
 		}
 		af.desc = "required pod affinity " + strings.Join(descs, " and ")
-		for h := range p.Groups {
+		for _, h := range s.c.Candidates(terms[0].Selector) { // a group matching all terms matches the first
 			if h != g && all(p.Groups[h].Namespace, p.Groups[h].Labels) {
 				af.anchors = append(af.anchors, h)
 				af.anchorSet[h] = true
@@ -529,7 +529,7 @@ func (s *solver) buildSpreads() {
 			r := &spreadRule{owner: g, key: k, maxSkew: int64(sc.MaxSkew), minDomains: int(sc.MinDomains),
 				sel:  make([]bool, len(p.Groups)),
 				desc: fmt.Sprintf("topology spread on %s (maxSkew %d)", sc.TopologyKey, sc.MaxSkew)}
-			for h := range p.Groups {
+			for _, h := range s.c.Candidates(sc.Selector) {
 				ph := &p.Groups[h]
 				r.sel[h] = ph.Namespace == pg.Namespace && sc.Selector.Matches(ph.Labels)
 			}

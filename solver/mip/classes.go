@@ -16,8 +16,9 @@ type class struct {
 	price    float64
 	alloc    prep.Vec
 	capacity prep.Vec
-	zone     int // -1 when zones do not matter
-	pool     int // -1 when the pool has no limits
+	zone     int   // -1 when zones do not matter
+	pool     int   // -1 when the pool has no limits
+	weight   int32 // the NodePool weight (classes never mix weights)
 	groups   []int
 	// limit caps the class's new nodes (0: unlimited): the summed MaxCount of its members, which are offerings
 	// with a MaxCount, cheapest first. Such a class stands for those offerings only, priced at the cheapest, so
@@ -73,6 +74,9 @@ func buildClasses(c *prep.Problem, active []int) []class {
 			sb.WriteString("limited|")
 		}
 		fmt.Fprint(&sb, zone, "|", pool, "|", o.Alloc, "|", groups)
+		if c.Tiered {
+			fmt.Fprint(&sb, "|w", o.Weight)
+		}
 		if pool >= 0 {
 			fmt.Fprint(&sb, "|", o.Capacity)
 		}
@@ -87,7 +91,8 @@ func buildClasses(c *prep.Problem, active []int) []class {
 			}
 			continue
 		}
-		cl := &class{rep: oi, price: o.Price, alloc: o.Alloc, capacity: o.Capacity, zone: zone, pool: pool, groups: groups}
+		cl := &class{rep: oi, price: o.Price, alloc: o.Alloc, capacity: o.Capacity, zone: zone, pool: pool, groups: groups,
+			weight: o.Weight}
 		if limited {
 			cl.members, cl.limit = []int{oi}, c.Src.Offerings[o.Index].MaxCount
 		}
@@ -125,10 +130,11 @@ func buildClasses(c *prep.Problem, active []int) []class {
 }
 
 // dominates reports whether b makes a redundant: no dearer, at least as large, compatible with every group a
-// is, in the same zone and pool, using no more of the pool's limits, and not limited in count itself.
+// is, in the same zone and pool, using no more of the pool's limits, of no lower weight (so no more weight
+// penalty), and not limited in count itself.
 func dominates(b, a *class) bool {
 	// A limited class cannot stand in for another: it may run out.
-	if b.limit > 0 || b.dominated || b.price > a.price || b.zone != a.zone || b.pool != a.pool {
+	if b.limit > 0 || b.dominated || b.price > a.price || b.zone != a.zone || b.pool != a.pool || b.weight < a.weight {
 		return false
 	}
 	for k := range a.alloc {

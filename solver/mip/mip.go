@@ -6,6 +6,7 @@ package mip
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -57,7 +58,9 @@ func (o *Options) defaults() {
 type Result struct {
 	Plan *model.Plan
 	// LowerBound is a proven lower bound on the hourly cost of new nodes for placing every placeable pod; 0 when
-	// unknown (for example when NodePool limits leave pods unplaced even in the LP).
+	// unknown (for example when NodePool limits leave pods unplaced even in the LP). When the NodePools differ
+	// in weight (prep.Problem.Tiered) it bounds cost plus weight penalty (prep.Problem.PlanPenalty): any plan
+	// with no more penalty than a plan P costs at least LowerBound - PlanPenalty(P).
 	LowerBound float64
 	// LPValue is the restricted master's last LP value; Converged says no pattern with negative reduced cost is
 	// left (the pricing was exact).
@@ -69,6 +72,9 @@ type Result struct {
 	// MasterStatus is HiGHS's status for the integer master; Fixed says the LP's whole nodes were fixed first.
 	MasterStatus string
 	Fixed        bool
+	// OutOfTime says the deadline stopped the MIP before it finished (Plan is then the rounded LP, if any):
+	// an answer, not an error.
+	OutOfTime bool
 	// LPTime and PricingTime split column generation's time between HiGHS and the knapsacks.
 	LPTime, PricingTime time.Duration
 }
@@ -87,9 +93,10 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	// fail reports an error, except that running out of time is an answer (the rounded plan, if any), not a
 	// failure.
 	fail := func(stage string, err error) (*Result, error) {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 			res.Plan = rounded
 			res.MasterStatus = "out of time in " + stage
+			res.OutOfTime = true
 			return res, nil
 		}
 		return nil, fmt.Errorf("mip: %s: %w", stage, err)
@@ -103,6 +110,10 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	// basis away, so it is off until the integer master.
 	// A master with very many existing-node columns cannot even finish its first LP in a short deadline, and
 	// HiGHS then overruns the interrupt by seconds, blocking the next decision: leave such problems to greedy.
+	if ctx.Err() != nil {
+		res.MasterStatus, res.OutOfTime = "not started: the deadline passed before the MIP began", true
+		return res, nil
+	}
 	if d, ok := ctx.Deadline(); ok {
 		cols := 0
 		for _, mg := range m.groups {
@@ -111,6 +122,7 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 		if limit := int(20000 * time.Until(d).Seconds()); cols > limit {
 			res.MasterStatus = fmt.Sprintf("skipped: %d existing-node columns are too many for the %v left (limit %d)",
 				cols, time.Until(d).Round(time.Millisecond), limit)
+			res.OutOfTime = true
 			return res, nil
 		}
 	}
@@ -145,12 +157,18 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	popts := opts
 	for {
 		if resolve {
+			if !time.Now().Before(lpEnd) {
+				break // column generation's share is spent (possibly before the first LP): go on without it
+			}
 			lpCtx, cancel := context.WithDeadline(ctx, lpEnd)
 			t0 := time.Now()
 			r, err := inst.Run(lpCtx)
 			cancel()
 			res.LPTime += time.Since(t0)
 			if err != nil {
+				if ctx.Err() == nil && !time.Now().Before(lpEnd) {
+					break // column generation's share ran out during the LP: the integer master still has time
+				}
 				return fail("LP", err)
 			}
 			if r.Status != highs.StatusOptimal || r.RowDuals == nil {
@@ -194,6 +212,7 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	// Integer master over the generated patterns, if any time is left.
 	if ctx.Err() != nil {
 		res.MasterStatus = "not run: out of time after column generation"
+		res.OutOfTime = true
 		return res, nil
 	}
 	// Round the LP and let the greedy complete it: a plan near the LP's value, which becomes the incumbent when

@@ -136,3 +136,46 @@ func TestMIPZoneSpreadPlansValidate(t *testing.T) {
 		t.Fatalf("only %d of 6 problems produced a plan in time", checked)
 	}
 }
+
+// A deadline that passes before HiGHS runs (already expired, or column generation's share spent before the
+// first LP) is an answer: no error, OutOfTime set, and any plan still valid.
+func TestDeadlineBeforeFirstLP(t *testing.T) {
+	p := randomProblem(3, 6, 20)
+	c, err := prep.Compile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	for _, tc := range []struct {
+		name    string
+		ctx     func() (context.Context, context.CancelFunc)
+		opts    Options
+		outTime bool
+	}{
+		{"expired context", func() (context.Context, context.CancelFunc) { return expired, func() {} }, Options{}, true},
+		{"LP share spent before the first LP", func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 3*time.Second)
+		}, Options{LPShare: 1e-9}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := tc.ctx()
+			defer cancel()
+			res, err := Solve(ctx, c, nil, tc.opts)
+			if err != nil {
+				t.Fatalf("Solve returned an error: %v", err)
+			}
+			if res.OutOfTime != tc.outTime {
+				t.Fatalf("OutOfTime %v, want %v (%s)", res.OutOfTime, tc.outTime, res.MasterStatus)
+			}
+			if res.Plan != nil {
+				if err := res.Plan.Validate(p); err != nil {
+					t.Fatalf("invalid plan: %v", err)
+				}
+			}
+			if res.LowerBound != 0 && res.Plan != nil && res.LowerBound > res.Plan.Cost+1e-6 {
+				t.Fatalf("bound %v above cost %v", res.LowerBound, res.Plan.Cost)
+			}
+		})
+	}
+}

@@ -50,6 +50,8 @@ type Group struct {
 	Zones []int
 	// Impossible says why no pod of the group can be placed anywhere; empty when some can.
 	Impossible string
+	// Weights lists the distinct NodePool weights of the compatible offerings, highest first (Tiered only).
+	Weights []int32
 }
 
 // Offering is a compiled offering.
@@ -61,6 +63,8 @@ type Offering struct {
 	Pool  int // index into Problem.Pools; -1 for none
 	// Capacity is the machine capacity in Res order, for NodePool limits.
 	Capacity Vec
+	// Weight is the NodePool's weight.
+	Weight int32
 }
 
 // Node is a compiled existing node.
@@ -91,6 +95,9 @@ type Problem struct {
 	// Conflicts[g] lists groups that may not share a node with g (hostname anti-affinity either way, or a
 	// shared host port).
 	Conflicts [][]int
+	// labelIndex maps "key\x00value" to the groups with that label, allGroups lists every group (Candidates).
+	labelIndex map[string][]int
+	allGroups  []int
 	// offLabels and nodeLabels are the labels node selection sees (with a hostname), computed once.
 	offLabels  []map[string]string
 	nodeLabels []map[string]string
@@ -98,6 +105,10 @@ type Problem struct {
 	// cross-group pod affinity). A plan built on it must be checked by model.Plan.Validate; a bound computed on
 	// it is still valid, because dropping constraints only lowers the optimum.
 	Relaxed []string
+	// Tiered says the offerings' NodePools differ in weight; WeightUnit then prices the weights (see
+	// WeightPenalty).
+	Tiered     bool
+	WeightUnit float64
 }
 
 // Compile builds the compiled form of p.
@@ -175,10 +186,12 @@ func Compile(p *model.Problem) (*Problem, error) {
 	for i := range p.Nodes {
 		c.nodeLabels = append(c.nodeLabels, nodeLabels(&p.Nodes[i]))
 	}
+	c.buildLabelIndex()
 	for gi := range p.Groups {
 		c.Groups = append(c.Groups, c.group(gi))
 	}
 	c.conflicts()
+	c.compileWeights()
 	return c, nil
 }
 
@@ -476,12 +489,46 @@ func (c *Problem) relax(what string) {
 func (c *Problem) conflicts() {
 	p := c.Src
 	c.Conflicts = make([][]int, len(p.Groups))
+	// Candidate pairs: a hostname anti-affinity term of one selects the other, or they share a host port.
+	// Testing only those (then exactly, both ways, as before) keeps this linear in the matches.
+	pairs := make(map[[2]int]bool)
+	addPair := func(a, b int) {
+		if a != b {
+			pairs[[2]int{min(a, b), max(a, b)}] = true
+		}
+	}
+	byPort := make(map[int32][]int)
 	for a := range p.Groups {
-		for b := a + 1; b < len(p.Groups); b++ {
-			if c.conflict(&p.Groups[a], &p.Groups[b]) || c.conflict(&p.Groups[b], &p.Groups[a]) || sharePort(&p.Groups[a], &p.Groups[b]) {
-				c.Conflicts[a] = append(c.Conflicts[a], b)
-				c.Conflicts[b] = append(c.Conflicts[b], a)
+		for _, t := range p.Groups[a].PodAntiAffinity {
+			if t.TopologyKey != model.LabelHostname {
+				continue
 			}
+			for _, b := range c.Candidates(t.Selector) {
+				addPair(a, b)
+			}
+		}
+		for _, port := range p.Groups[a].HostPorts {
+			for _, b := range byPort[port] {
+				addPair(a, b)
+			}
+			byPort[port] = append(byPort[port], a)
+		}
+	}
+	list := make([][2]int, 0, len(pairs))
+	for pr := range pairs {
+		list = append(list, pr)
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i][0] != list[j][0] {
+			return list[i][0] < list[j][0]
+		}
+		return list[i][1] < list[j][1]
+	})
+	for _, pr := range list {
+		a, b := pr[0], pr[1]
+		if c.conflict(&p.Groups[a], &p.Groups[b]) || c.conflict(&p.Groups[b], &p.Groups[a]) || sharePort(&p.Groups[a], &p.Groups[b]) {
+			c.Conflicts[a] = append(c.Conflicts[a], b)
+			c.Conflicts[b] = append(c.Conflicts[b], a)
 		}
 	}
 }
