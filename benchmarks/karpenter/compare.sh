@@ -12,5 +12,6 @@ bin="${PACKWRIGHT:-$root/bin/packwright}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 "$bin" bench --export "$work" "$@"
-(cd "$root/benchmarks/karpenter" && go run . -dir "$work")
+# KARPENTER_CYCLE_BUDGET (default 10m) caps the wall time of one cluster's repeated consolidation cycles.
+(cd "$root/benchmarks/karpenter" && go run . -dir "$work" -cycle-budget "${KARPENTER_CYCLE_BUDGET:-10m}")
 "$bin" bench --peer "$work" "$@"

@@ -65,10 +65,10 @@ type world struct {
 }
 
 // Limits of the repeated cycles: the controller runs one cycle every few seconds until no method has a command.
-const (
-	maxCycles   = 200
-	cycleBudget = 10 * time.Minute
-)
+// cycleBudget is the -cycle-budget flag.
+const maxCycles = 200
+
+var cycleBudget = 10 * time.Minute
 
 // consolidate runs Karpenter's disruption cycle on cf and reports two decisions: the first cycle's command
 // (what the controller executes first) and the cluster once the cycles stop finding commands, each command

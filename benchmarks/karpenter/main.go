@@ -41,9 +41,10 @@ import (
 
 func main() {
 	dir := flag.String("dir", "", "directory of <slug>.problem.json files (packwright bench --export DIR); results are written beside them")
+	flag.DurationVar(&cycleBudget, "cycle-budget", cycleBudget, "wall time after which a cluster's repeated consolidation cycles stop (the decision says so)")
 	flag.Parse()
-	if *dir == "" || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: karpenter -dir DIR")
+	if *dir == "" || flag.NArg() > 0 || cycleBudget <= 0 {
+		fmt.Fprintln(os.Stderr, "usage: karpenter -dir DIR [-cycle-budget 10m]")
 		os.Exit(2)
 	}
 	if err := run(*dir); err != nil {
