@@ -39,6 +39,8 @@ type ConsolidationInput struct {
 	Candidates []model.ExistingNode
 	Origin     map[model.PodRef]int
 	Forced     map[string]string
+	// chosen are candidates an earlier round removed, which a re-solve may not keep (see Consolidate).
+	chosen map[string]bool
 }
 
 // ConsolidationOptions configure Consolidate.
@@ -124,15 +126,14 @@ func Consolidate(ctx context.Context, in *ConsolidationInput, opts Consolidation
 	ctx, cancel := context.WithDeadline(ctx, began.Add(opts.Solve.Deadline))
 	defer cancel()
 	original := in
+	end := began.Add(opts.Solve.Deadline)
+	// The first solve leaves some of the deadline to the re-solves the rules below may call for.
+	opts.Solve.Deadline = opts.Solve.Deadline * 85 / 100
 	var firstBound float64
-	var firstTook time.Duration
 	noSpot := false
 	for round := 0; ; round++ {
-		if round == 1 {
-			// A re-solve starts from a plan that was nearly right: give it twice what the first solve took (at
-			// least a tenth of the deadline), not the whole deadline, which the MIP would spend on the pinned
-			// nodes' columns for little gain.
-			opts.Solve.Deadline = max(2*firstTook, opts.Solve.Deadline/10)
+		if round > 0 {
+			opts.Solve.Deadline = max(time.Until(end), 10*time.Millisecond)
 		}
 		res, err := consolidateOnce(ctx, in, opts, noSpot)
 		if err != nil {
@@ -141,7 +142,7 @@ func Consolidate(ctx context.Context, in *ConsolidationInput, opts Consolidation
 		// Pinning and excluding offerings only restrict the problem: the first round's bound holds for every
 		// later one.
 		if round == 0 {
-			firstBound, firstTook = res.LowerBound, time.Since(began)
+			firstBound = res.LowerBound
 		}
 		res.LowerBound = math.Min(firstBound, res.CostAfter)
 		res.Duration = time.Since(began)
@@ -162,13 +163,22 @@ func Consolidate(ctx context.Context, in *ConsolidationInput, opts Consolidation
 			noSpot = true // the budgets are checked again on the plan without spot launches
 			continue
 		}
-		if pinned == nil {
-			pinned = map[string]bool{}
+		if len(pinned) > 0 {
+			in = pin(in, pinned)
+			continue
 		}
-		for n := range churn {
-			pinned[n] = true
+		// Churn: keep every kept candidate as it is, with its pods, and place the removed candidates' pods
+		// again, on the room the kept nodes really have and on new nodes; the removed ones stay removed, so
+		// no candidate is left to churn.
+		keep := map[string]bool{}
+		for _, n := range res.Kept {
+			keep[n] = true
 		}
-		in = pin(in, pinned)
+		in = pin(in, keep)
+		in.chosen = map[string]bool{}
+		for _, n := range res.Removed {
+			in.chosen[n] = true
+		}
 	}
 }
 
@@ -184,8 +194,7 @@ func keptOf(in *ConsolidationInput, res *Consolidation) *Consolidation {
 }
 
 // churned names the kept candidates that the plan moves pods off. Carrying out a decision evicts pods from
-// the removed nodes only, so a plan that counts on room freed on a kept node would leave pods pending: those
-// nodes are pinned with their pods and the rest solved again.
+// the removed nodes only, so a plan that counts on room freed on a kept node would leave pods pending.
 func churned(res *Consolidation) map[string]bool {
 	if !res.Act {
 		return nil
@@ -282,7 +291,7 @@ func cmpFloat(a, b float64) int {
 
 // pin returns in with the named candidates turned into nodes that stay, their movable pods bound to them.
 func pin(in *ConsolidationInput, names map[string]bool) *ConsolidationInput {
-	out := &ConsolidationInput{Problem: in.Problem, Origin: map[model.PodRef]int{}, Forced: in.Forced}
+	out := &ConsolidationInput{Problem: in.Problem, Origin: map[model.PodRef]int{}, Forced: in.Forced, chosen: in.chosen}
 	out.Problem.Nodes = slices.Clone(in.Problem.Nodes)
 	newIdx := make([]int, len(in.Candidates))
 	nodeOf := make([]int, len(in.Candidates))
@@ -362,7 +371,7 @@ func consolidateOnce(ctx context.Context, in *ConsolidationInput, opts Consolida
 		n := &in.Candidates[ci]
 		before += n.Price
 		candidateOffering[ci] = -1
-		if _, forced := in.Forced[n.Name]; forced {
+		if _, forced := in.Forced[n.Name]; forced || in.chosen[n.Name] {
 			continue // it cannot be kept
 		}
 		candidateOffering[ci] = len(p.Offerings)
