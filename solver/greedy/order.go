@@ -82,7 +82,7 @@ func (s *solver) run() {
 func (s *solver) placeAll() {
 	first, later := s.order()
 	s.initPrices()
-	if s.nExisting > 0 && s.fillExisting(first) {
+	if s.nExisting > 0 && !s.inOrder && s.fillExisting(first) {
 		s.initPrices() // price what is left for new nodes
 	}
 	for _, g := range first {

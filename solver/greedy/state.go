@@ -14,6 +14,8 @@ import (
 type solver struct {
 	c *prep.Problem
 	p *model.Problem
+	// inOrder skips fillExisting (SolveCompiledInOrder).
+	inOrder bool
 
 	dims    int
 	podsDim int
