@@ -72,20 +72,8 @@ func RunConsolidation(ctx context.Context, ws []ConsolidationWorkload, opts Opti
 	if opts.Kind == "" {
 		opts.Kind = solver.Auto
 	}
-	out := make([]ConsolidationResult, 0, len(ws))
-	for i, w := range ws {
-		if err := ctx.Err(); err != nil {
-			return out, fmt.Errorf("consolidation benchmark interrupted before %s: %w", w.Name, err)
-		}
-		if opts.Progress != nil {
-			opts.Progress(i, len(ws), w.Name)
-		}
-		out = append(out, runConsolidationOne(ctx, w, opts))
-	}
-	if opts.Progress != nil {
-		opts.Progress(len(ws), len(ws), "")
-	}
-	return out, nil
+	return runEach(ctx, "consolidation benchmark", ws, func(w ConsolidationWorkload) string { return w.Name }, opts.Progress,
+		func(w ConsolidationWorkload) ConsolidationResult { return runConsolidationOne(ctx, w, opts) })
 }
 
 func runConsolidationOne(ctx context.Context, w ConsolidationWorkload, opts Options) ConsolidationResult {

@@ -93,18 +93,25 @@ func Run(ctx context.Context, ws []Workload, opts Options) ([]Result, error) {
 	if opts.Kind == "" {
 		opts.Kind = solver.Auto
 	}
-	out := make([]Result, 0, len(ws))
+	return runEach(ctx, "benchmark", ws, func(w Workload) string { return w.Name }, opts.Progress,
+		func(w Workload) Result { return runOne(ctx, w, opts) })
+}
+
+// runEach runs one per workload, in order, reporting progress; it stops early only when ctx is done, with the
+// results so far. what names the run in that error.
+func runEach[W, R any](ctx context.Context, what string, ws []W, name func(W) string, progress func(done, total int, current string), one func(W) R) ([]R, error) {
+	out := make([]R, 0, len(ws))
 	for i, w := range ws {
 		if err := ctx.Err(); err != nil {
-			return out, fmt.Errorf("benchmark interrupted before %s: %w", w.Name, err)
+			return out, fmt.Errorf("%s interrupted before %s: %w", what, name(w), err)
 		}
-		if opts.Progress != nil {
-			opts.Progress(i, len(ws), w.Name)
+		if progress != nil {
+			progress(i, len(ws), name(w))
 		}
-		out = append(out, runOne(ctx, w, opts))
+		out = append(out, one(w))
 	}
-	if opts.Progress != nil {
-		opts.Progress(len(ws), len(ws), "")
+	if progress != nil {
+		progress(len(ws), len(ws), "")
 	}
 	return out, nil
 }
