@@ -103,14 +103,7 @@ func runConsolidationOne(ctx context.Context, w ConsolidationWorkload, opts Opti
 	if r.Packwright.Err != "" {
 		r.Failures = append(r.Failures, "packwright: "+r.Packwright.Err)
 	}
-	if over := r.Packwright.Duration - opts.Deadline; over > max(overrunSlack, opts.Deadline/10) {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("packwright took %s, %s over its %s deadline",
-			r.Packwright.Duration.Round(time.Millisecond), over.Round(time.Millisecond), opts.Deadline))
-	}
-	if r.HiGHSTail > overrunSlack {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("HiGHS kept the solver thread %s after the decision was returned (an abandoned run)",
-			r.HiGHSTail.Round(time.Millisecond)))
-	}
+	r.Warnings = append(r.Warnings, timingWarnings(r.Packwright.Duration, opts.Deadline, r.HiGHSTail, "decision")...)
 	// The portfolio starts from greedy's plan, but it weighs moves too (solver.DefaultMoveCost per pod), so it
 	// may keep a node that greedy empties for a saving below the move cost: worth a look, not a failure.
 	if r.Greedy.Err == "" && r.Packwright.Err == "" && r.Packwright.CostAfter > r.Greedy.CostAfter+1e-6 {

@@ -97,6 +97,21 @@ func Run(ctx context.Context, ws []Workload, opts Options) ([]Result, error) {
 		func(w Workload) Result { return runOne(ctx, w, opts) })
 }
 
+// timingWarnings flags a decision that took more than max(overrunSlack, 10%) beyond its deadline, and a HiGHS
+// run that held the solver thread more than overrunSlack after the answer (a plan or a decision) was returned.
+func timingWarnings(took, deadline, tail time.Duration, answer string) []string {
+	var out []string
+	if over := took - deadline; over > max(overrunSlack, deadline/10) {
+		out = append(out, fmt.Sprintf("packwright took %s, %s over its %s deadline",
+			took.Round(time.Millisecond), over.Round(time.Millisecond), deadline))
+	}
+	if tail > overrunSlack {
+		out = append(out, fmt.Sprintf("HiGHS kept the solver thread %s after the %s was returned (an abandoned run)",
+			tail.Round(time.Millisecond), answer))
+	}
+	return out
+}
+
 // runEach runs one per workload, in order, reporting progress; it stops early only when ctx is done, with the
 // results so far. what names the run in that error.
 func runEach[W, R any](ctx context.Context, what string, ws []W, name func(W) string, progress func(done, total int, current string), one func(W) R) ([]R, error) {
@@ -139,14 +154,7 @@ func runOne(ctx context.Context, w Workload, opts Options) Result {
 	if r.Packwright.Err != "" {
 		r.Failures = append(r.Failures, "packwright: "+r.Packwright.Err)
 	}
-	if over := r.Packwright.Duration - opts.Deadline; over > max(overrunSlack, opts.Deadline/10) {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("packwright took %s, %s over its %s deadline",
-			r.Packwright.Duration.Round(time.Millisecond), over.Round(time.Millisecond), opts.Deadline))
-	}
-	if r.HiGHSTail > overrunSlack {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("HiGHS kept the solver thread %s after the plan was returned (an abandoned run)",
-			r.HiGHSTail.Round(time.Millisecond)))
-	}
+	r.Warnings = append(r.Warnings, timingWarnings(r.Packwright.Duration, opts.Deadline, r.HiGHSTail, "plan")...)
 	if opts.PeerDir != "" {
 		f, found, err := readPeer(opts.PeerDir, PeerKarpenter, w.Name)
 		switch {

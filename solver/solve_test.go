@@ -120,23 +120,7 @@ func TestPortfolioAgainstExactOptimum(t *testing.T) {
 	optimal, compared := 0, 0
 	for trial := 0; trial < 40; trial++ {
 		p := tinyProblem(r)
-		g, err := greedy.Solve(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan, err := Solve(context.Background(), p, Options{Deadline: 2 * time.Second})
-		if err != nil {
-			t.Fatalf("trial %d: %v", trial, err)
-		}
-		if err := plan.Validate(p); err != nil {
-			t.Fatalf("trial %d: invalid plan: %v", trial, err)
-		}
-		if plan.Cost > g.Cost+1e-9 {
-			t.Fatalf("trial %d: portfolio $%v worse than greedy $%v", trial, plan.Cost, g.Cost)
-		}
-		if plan.LowerBound > plan.Cost+1e-9 {
-			t.Fatalf("trial %d: bound %v above cost %v", trial, plan.LowerBound, plan.Cost)
-		}
+		g, plan := portfolioVsGreedy(t, trial, p, 2*time.Second)
 		if !allPlaced(plan) || !allPlaced(g) {
 			continue // an impossible pod: the exact model below assumes every pod fits somewhere
 		}
@@ -249,4 +233,28 @@ func TestSolveExpiredContext(t *testing.T) {
 		t.Fatalf("status %s, solver %s, reason %q; want a greedy fallback because the MIP ran out of time",
 			plan.Status, plan.Solver, plan.StatusReason)
 	}
+}
+
+// portfolioVsGreedy solves trial p greedily and with the portfolio (deadline d) and checks the portfolio's plan:
+// valid, no dearer than greedy's, with a bound in [0, cost].
+func portfolioVsGreedy(t *testing.T, trial int, p *model.Problem, d time.Duration) (g, plan *model.Plan) {
+	t.Helper()
+	g, err := greedy.Solve(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err = Solve(context.Background(), p, Options{Deadline: d})
+	if err != nil {
+		t.Fatalf("trial %d: %v", trial, err)
+	}
+	if err := plan.Validate(p); err != nil {
+		t.Fatalf("trial %d: invalid plan: %v", trial, err)
+	}
+	if plan.Cost > g.Cost+1e-9 {
+		t.Fatalf("trial %d: portfolio $%v worse than greedy $%v", trial, plan.Cost, g.Cost)
+	}
+	if plan.LowerBound > plan.Cost+1e-9 || plan.LowerBound < 0 {
+		t.Fatalf("trial %d: bound %v, cost %v", trial, plan.LowerBound, plan.Cost)
+	}
+	return g, plan
 }

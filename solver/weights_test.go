@@ -187,23 +187,7 @@ func TestPortfolioPropertiesWeighted(t *testing.T) {
 		if _, differ := p.OfferingWeights(); differ {
 			tiered++
 		}
-		g, err := greedy.Solve(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan, err := Solve(context.Background(), p, Options{Deadline: 300 * time.Millisecond})
-		if err != nil {
-			t.Fatalf("trial %d: %v", trial, err)
-		}
-		if err := plan.Validate(p); err != nil {
-			t.Fatalf("trial %d: invalid plan: %v", trial, err)
-		}
-		if plan.Cost > g.Cost+1e-9 {
-			t.Fatalf("trial %d: $%v worse than greedy $%v", trial, plan.Cost, g.Cost)
-		}
-		if plan.LowerBound > plan.Cost+1e-9 || plan.LowerBound < 0 {
-			t.Fatalf("trial %d: bound %v, cost %v", trial, plan.LowerBound, plan.Cost)
-		}
+		_, plan := portfolioVsGreedy(t, trial, p, 300*time.Millisecond)
 		if plan.Solver != greedy.Name {
 			mipWins++
 		}
