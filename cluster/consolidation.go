@@ -187,7 +187,7 @@ func (s *State) ConsolidationInput(cat *catalog.Catalog, opts ProblemOptions) (*
 	// Expired nodes go in any case; drifted ones within their pool's drift budget, oldest first.
 	slices.SortStableFunc(wants, func(a, b forceWish) int { return a.claim.CreationTimestamp.Compare(b.claim.CreationTimestamp.Time) })
 	for _, w := range wants {
-		expired := strings.HasPrefix(w.reason, "expired")
+		expired := strings.HasPrefix(w.reason, ExpiredPrefix)
 		if !expired {
 			if driftLeft[w.pool] <= 0 {
 				continue // stays a plain candidate; a later pass replaces it

@@ -42,6 +42,9 @@ func DriftReason(np *apiv1.NodePool, claim *apiv1.NodeClaim, node *corev1.Node) 
 	return ""
 }
 
+// ExpiredPrefix begins every ExpiryReason, so that a forced node's reason tells expiry from drift.
+const ExpiredPrefix = "expired: "
+
 // ExpiryReason says why claim's node has outlived its expireAfter at now, or "" when it has not (or never
 // expires).
 func ExpiryReason(claim *apiv1.NodeClaim, now time.Time) string {
@@ -50,7 +53,7 @@ func ExpiryReason(claim *apiv1.NodeClaim, now time.Time) string {
 	}
 	after := *claim.Spec.ExpireAfter.Duration
 	if age := now.Sub(claim.CreationTimestamp.Time); age >= after {
-		return fmt.Sprintf("expired: launched %s ago, expireAfter %s", age.Round(time.Second), after)
+		return fmt.Sprintf("%slaunched %s ago, expireAfter %s", ExpiredPrefix, age.Round(time.Second), after)
 	}
 	return ""
 }

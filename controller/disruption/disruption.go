@@ -298,7 +298,7 @@ func (c *Controller) execute(ctx context.Context, state *cluster.State, in *solv
 		reason := ReasonConsolidated
 		why := d.Forced[name]
 		switch {
-		case strings.HasPrefix(why, "expired"):
+		case strings.HasPrefix(why, cluster.ExpiredPrefix):
 			reason = ReasonExpired
 		case why != "":
 			reason = ReasonDrifted
