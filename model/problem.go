@@ -89,6 +89,17 @@ func (p *Problem) Validate() error {
 		if o.MaxCount < 0 {
 			add(fmt.Errorf("%s: max count %d is negative (0 means unlimited)", name, o.MaxCount))
 		}
+		if len(o.Resident) > 0 && o.MaxCount != 1 {
+			add(fmt.Errorf("%s: resident pods need a max count of 1, not %d", name, o.MaxCount))
+		}
+		for _, gc := range o.Resident {
+			switch {
+			case gc.Group < 0 || gc.Group >= len(p.Groups):
+				add(fmt.Errorf("%s: resident group index %d out of range", name, gc.Group))
+			case gc.Count <= 0 || gc.Count > p.Groups[gc.Group].Demand():
+				add(fmt.Errorf("%s: %d resident pods of group %q, which has %d", name, gc.Count, p.Groups[gc.Group].Name, p.Groups[gc.Group].Demand()))
+			}
+		}
 		if z, ok := o.Labels[LabelZone]; ok && o.Zone != "" && z != o.Zone {
 			add(fmt.Errorf("%s: label %s=%s disagrees with zone %q", name, LabelZone, z, o.Zone))
 		}

@@ -52,6 +52,17 @@ func TestProblemValidate(t *testing.T) {
 		{"duplicate pool", func(p *Problem) { p.Pools = append(p.Pools, NodePool{Name: testPool}) }, `pool "default": duplicate name`},
 		{"negative limit", func(p *Problem) { p.Pools[0].Limits = Resources{CPU: -1} }, `pool "default": limits: cpu is negative`},
 		{"bad taint", func(p *Problem) { p.Offerings[0].Taints = []Taint{{Key: "k", Effect: "Never"}} }, `unknown effect "Never"`},
+		{"residents", func(p *Problem) {
+			p.Offerings[0].MaxCount, p.Offerings[0].Resident = 1, []GroupCount{{Group: 0, Count: 2}}
+		}, ""},
+		{"residents without max count 1", func(p *Problem) { p.Offerings[0].Resident = []GroupCount{{Group: 0, Count: 1}} },
+			`offering "small-a": resident pods need a max count of 1, not 0`},
+		{"more residents than pods", func(p *Problem) {
+			p.Offerings[0].MaxCount, p.Offerings[0].Resident = 1, []GroupCount{{Group: 0, Count: 3}}
+		}, `offering "small-a": 3 resident pods of group "ns/web", which has 2`},
+		{"resident group out of range", func(p *Problem) {
+			p.Offerings[0].MaxCount, p.Offerings[0].Resident = 1, []GroupCount{{Group: 4, Count: 1}}
+		}, `offering "small-a": resident group index 4 out of range`},
 		{"duplicate zone", func(p *Problem) { p.Zones = []string{"a", "a"} }, `duplicate zone "a"`},
 	}
 	for _, tt := range tests {

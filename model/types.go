@@ -206,6 +206,12 @@ type Offering struct {
 	// MaxCount caps how many nodes of this offering a plan may launch; 0 means unlimited. Consolidation turns
 	// every node it may remove into an offering with MaxCount 1 (keeping the node is "launching" it once).
 	MaxCount int
+	// Resident lists the pods (counts of Problem.Groups) that a node of this offering already runs: consolidation
+	// sets it on a candidate's offering, with the candidate's movable pods. The MIP opens such an offering only
+	// with these pods on it, so a kept node keeps its pods and the plan moves pods off removed nodes alone. It
+	// is a solver's rule, not a validity one: a plan that places them elsewhere is valid, it just moves them.
+	// Only offerings with MaxCount 1 may have residents.
+	Resident []GroupCount
 }
 
 // BoundPod is a pod already running (or bound) on an existing node.

@@ -131,11 +131,22 @@ func Consolidate(ctx context.Context, in *ConsolidationInput, opts Consolidation
 	opts.Solve.Deadline = opts.Solve.Deadline * 85 / 100
 	var firstBound float64
 	noSpot := false
+	// fallback is the cheapest decision so far that keeps every rule, from a MIP plan the portfolio did not
+	// choose: the greedy plan it preferred may move pods off kept nodes, and re-placing them costs.
+	var fallback *Consolidation
+	// done returns the cheaper of res and fallback.
+	done := func(res *Consolidation) (*Consolidation, error) {
+		if fallback != nil && fallback.CostAfter < res.CostAfter-1e-9 {
+			res = fallback
+		}
+		res.Duration = time.Since(began)
+		return keptOf(original, res), nil
+	}
 	for round := 0; ; round++ {
 		if round > 0 {
 			opts.Solve.Deadline = max(time.Until(end), 10*time.Millisecond)
 		}
-		res, err := consolidateOnce(ctx, in, opts, noSpot)
+		res, alt, err := consolidateOnce(ctx, in, opts, noSpot)
 		if err != nil {
 			return nil, err
 		}
@@ -146,16 +157,24 @@ func Consolidate(ctx context.Context, in *ConsolidationInput, opts Consolidation
 		}
 		res.LowerBound = math.Min(firstBound, res.CostAfter)
 		res.Duration = time.Since(began)
+		if alt != nil && alt.Act && !(!noSpot && spotToSpot(in, alt, opts.SpotToSpot)) && len(overBudget(in, alt, opts.MaxRemoved)) == 0 &&
+			len(churned(alt)) == 0 && (fallback == nil || alt.CostAfter < fallback.CostAfter) {
+			alt.LowerBound = math.Min(firstBound, alt.CostAfter)
+			fallback = alt
+		}
 		spot := !noSpot && spotToSpot(in, res, opts.SpotToSpot)
 		pinned := overBudget(in, res, opts.MaxRemoved)
 		churn := churned(res)
 		if !spot && len(pinned) == 0 && len(churn) == 0 {
-			return keptOf(original, res), nil
+			return done(res)
 		}
 		if round+1 >= maxBudgetRounds {
 			if !spot && len(pinned) == 0 {
 				// Valid and within the rules; only some of its moves are not carried out as planned.
-				return keptOf(original, res), nil
+				return done(res)
+			}
+			if fallback != nil {
+				return done(fallback)
 			}
 			return nil, fmt.Errorf("consolidate: disruption budgets or the spot-to-spot rule still broken after %d solves", maxBudgetRounds)
 		}
@@ -328,9 +347,10 @@ func pin(in *ConsolidationInput, names map[string]bool) *ConsolidationInput {
 	return out
 }
 
-// consolidateOnce is one solve of Consolidate, without budgets; noSpot excludes spot launches.
-func consolidateOnce(ctx context.Context, in *ConsolidationInput, opts ConsolidationOptions, noSpot bool) (*Consolidation, error) {
-	began := time.Now()
+// consolidateOnce is one solve of Consolidate, without budgets; noSpot excludes spot launches. alt is the
+// decision of the MIP's plan when the portfolio kept a cheaper greedy plan (nil otherwise): the greedy's may move
+// pods off nodes it keeps, which the MIP's does not.
+func consolidateOnce(ctx context.Context, in *ConsolidationInput, opts ConsolidationOptions, noSpot bool) (res, alt *Consolidation, err error) {
 	if opts.MoveCost == 0 {
 		opts.MoveCost = DefaultMoveCost
 	}
@@ -357,9 +377,24 @@ func consolidateOnce(ctx context.Context, in *ConsolidationInput, opts Consolida
 	movable := make([]int, len(in.Candidates))
 	for ref, ci := range in.Origin {
 		if ci < 0 || ci >= len(in.Candidates) {
-			return nil, fmt.Errorf("consolidate: pod %s: candidate index %d out of range", ref, ci)
+			return nil, nil, fmt.Errorf("consolidate: pod %s: candidate index %d out of range", ref, ci)
 		}
 		movable[ci]++
+	}
+	// resident[ci] are candidate ci's movable pods by group: the MIP keeps a candidate only with them.
+	resident := make([][]model.GroupCount, len(in.Candidates))
+	for g := range p.Groups {
+		for _, ref := range p.Groups[g].Pods {
+			ci, ok := in.Origin[ref]
+			if !ok {
+				continue
+			}
+			if r := resident[ci]; len(r) > 0 && r[len(r)-1].Group == g {
+				r[len(r)-1].Count++
+			} else {
+				resident[ci] = append(r, model.GroupCount{Group: g, Count: 1})
+			}
+		}
 	}
 	staying := 0.0
 	for _, n := range in.Problem.Nodes {
@@ -397,19 +432,32 @@ func consolidateOnce(ctx context.Context, in *ConsolidationInput, opts Consolida
 		price := math.Max(n.Price-opts.MoveCost*float64(movable[ci]), n.Price/2)
 		p.Offerings = append(p.Offerings, model.Offering{ID: "node/" + n.Name, NodePool: n.NodePool,
 			InstanceType: n.InstanceType, Zone: n.Zone, CapacityType: n.CapacityType, Price: price,
-			Capacity: n.Capacity, Allocatable: alloc, Labels: labels, Taints: n.Taints, MaxCount: 1})
+			Capacity: n.Capacity, Allocatable: alloc, Labels: labels, Taints: n.Taints, MaxCount: 1, Resident: resident[ci]})
 	}
 	if err := p.Validate(); err != nil {
-		return nil, fmt.Errorf("consolidate: %w", err)
+		return nil, nil, fmt.Errorf("consolidate: %w", err)
 	}
-	plan, err := Solve(ctx, &p, opts.Solve)
+	plan, altPlan, err := solve(ctx, &p, opts.Solve)
 	if err != nil {
-		return nil, fmt.Errorf("consolidate: %w", err)
+		return nil, nil, fmt.Errorf("consolidate: %w", err)
 	}
-	if err := plan.Validate(&p); err != nil {
+	res, err = interpret(in, &p, plan, candidateOffering, staying, before, opts)
+	if err != nil || altPlan == nil {
+		return res, nil, err
+	}
+	alt, err = interpret(in, &p, altPlan, candidateOffering, staying, before, opts)
+	return res, alt, err
+}
+
+// interpret turns a plan of the consolidation model p into a decision: the candidates whose offerings it
+// launches are kept, the others removed, and the pods named (kept nodes keep their own first).
+func interpret(in *ConsolidationInput, p *model.Problem, plan *model.Plan, candidateOffering []int, staying, before float64,
+	opts ConsolidationOptions) (*Consolidation, error) {
+	began := time.Now()
+	if err := plan.Validate(p); err != nil {
 		return nil, fmt.Errorf("consolidate: plan rejected by validation: %w", err)
 	}
-	out := &Consolidation{CostBefore: before, Status: plan.Status, Model: &p, Plan: plan}
+	out := &Consolidation{CostBefore: before, Status: plan.Status, Model: p, Plan: plan}
 	// The solved objective prices kept candidates at or below their price, so its bound bounds the real cost.
 	out.LowerBound = staying + plan.LowerBound
 	kept := make([]bool, len(in.Candidates))
@@ -504,7 +552,7 @@ func consolidateOnce(ctx context.Context, in *ConsolidationInput, opts Consolida
 		out.CostAfter, out.Saving = before, 0
 		out.LowerBound = math.Min(out.LowerBound, before)
 	}
-	out.Duration = time.Since(began)
+	out.Duration = time.Since(began) + plan.Duration
 	return out, nil
 }
 

@@ -52,6 +52,13 @@ type Options struct {
 // Solve plans p. The returned plan always validates against p; an error means even the greedy plan failed,
 // which is a bug worth reporting.
 func Solve(ctx context.Context, p *model.Problem, opts Options) (*model.Plan, error) {
+	best, _, err := solve(ctx, p, opts)
+	return best, err
+}
+
+// solve is Solve, also returning the MIP's valid plan when the greedy plan is kept instead (nil otherwise), with
+// the same bound: consolidation weighs plans by more than their cost (see Consolidate).
+func solve(ctx context.Context, p *model.Problem, opts Options) (best, alt *model.Plan, err error) {
 	began := time.Now()
 	if opts.Deadline <= 0 {
 		opts.Deadline = DefaultDeadline
@@ -60,23 +67,23 @@ func Solve(ctx context.Context, p *model.Problem, opts Options) (*model.Plan, er
 		opts.Kind = Auto
 	}
 	if opts.Kind == MIP && !highs.Available() {
-		return nil, fmt.Errorf("solve: --solver mip needs HiGHS: %w", highs.ErrUnavailable)
+		return nil, nil, fmt.Errorf("solve: --solver mip needs HiGHS: %w", highs.ErrUnavailable)
 	}
 	ctx, cancel := context.WithDeadline(ctx, began.Add(opts.Deadline))
 	defer cancel()
 
 	c, err := prep.Compile(p)
 	if err != nil {
-		return nil, fmt.Errorf("solve: %w", err)
+		return nil, nil, fmt.Errorf("solve: %w", err)
 	}
 	g, err := greedy.SolveCompiled(c)
 	if err != nil {
-		return nil, fmt.Errorf("solve: greedy: %w", err)
+		return nil, nil, fmt.Errorf("solve: greedy: %w", err)
 	}
 	if err := g.Validate(p); err != nil {
-		return nil, fmt.Errorf("solve: the greedy plan is invalid (a bug): %w", err)
+		return nil, nil, fmt.Errorf("solve: the greedy plan is invalid (a bug): %w", err)
 	}
-	best := g
+	best = g
 	best.Status = model.StatusGreedy
 	bound := g.LowerBound
 	// The MIP's bound is on cost plus NodePool-weight penalty (the same unless pools differ in weight); the
@@ -109,6 +116,7 @@ func Solve(ctx context.Context, p *model.Problem, opts Options) (*model.Plan, er
 		}
 		res, err := mip.Solve(mctx, c, warm, opts.MIP)
 		mcancel()
+
 		best.Status = model.StatusGreedyFallback
 		switch {
 		case err != nil:
@@ -128,6 +136,7 @@ func Solve(ctx context.Context, p *model.Problem, opts Options) (*model.Plan, er
 				best.Status = model.StatusWithinGap
 			} else {
 				reason = fmt.Sprintf("mip plan ($%.4f/h) no better than greedy ($%.4f/h)", res.Plan.Cost, g.Cost)
+				alt = res.Plan
 			}
 			if best != res.Plan && reason == "" {
 				reason = "greedy plan kept"
@@ -147,7 +156,16 @@ func Solve(ctx context.Context, p *model.Problem, opts Options) (*model.Plan, er
 	}
 	best.StatusReason = reason
 	best.Duration = time.Since(began)
-	return best, nil
+	if alt != nil {
+		// With pools of different weights the bound is for plans with no more weight penalty than best.
+		if placed(alt) < placed(best) || c.Tiered {
+			alt = nil
+		} else {
+			alt.LowerBound = math.Min(best.LowerBound, alt.Cost)
+			alt.Status, alt.StatusReason, alt.Duration = model.StatusWithinGap, "mip plan, dearer than greedy's", best.Duration
+		}
+	}
+	return best, alt, nil
 }
 
 func placed(p *model.Plan) int {

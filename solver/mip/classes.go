@@ -29,6 +29,11 @@ type class struct {
 	// dominated marks a limited class that a cheaper unlimited class dominates: it is never priced, but kept so
 	// that a warm plan using one of its members has a column under the limit row.
 	dominated bool
+	// resident are the units (of master groups) that every pattern of the class holds: the pods a consolidation
+	// candidate already runs (model.Offering.Resident), so keeping it never counts on moving them. free is the
+	// room left beside them, which the pricing knapsack fills. Both are set by master.setResidents.
+	resident []unitCount
+	free     prep.Vec
 }
 
 // buildClasses reduces the offerings to non-dominated classes.
@@ -79,6 +84,9 @@ func buildClasses(c *prep.Problem, active []int) []class {
 		}
 		if pool >= 0 {
 			fmt.Fprint(&sb, "|", o.Capacity)
+		}
+		if r := c.Src.Offerings[o.Index].Resident; len(r) > 0 {
+			fmt.Fprint(&sb, "|r", r) // only offerings with the same residents are interchangeable
 		}
 		key := sb.String()
 		if cl, ok := byKey[key]; ok {

@@ -37,6 +37,7 @@ const (
 type unitCount struct{ mg, n int }
 
 type column struct {
+	hi     float64 // upper bound
 	kind   colKind
 	mg     int // colSlack, colNode
 	node   int // colNode
@@ -97,6 +98,7 @@ func newMaster(c *prep.Problem) (*master, error) {
 		active = append(active, gi)
 	}
 	m.classes = buildClasses(c, active)
+	m.setResidents()
 	maxPrice := 0.0
 	for _, o := range c.Offerings {
 		maxPrice = math.Max(maxPrice, o.Price)
@@ -109,6 +111,87 @@ func newMaster(c *prep.Problem) (*master, error) {
 		}
 	}
 	return m, nil
+}
+
+// setResidents gives each class of offerings with resident pods those pods in master units, and the room left
+// beside them. A class whose residents cannot all be expressed (part of a co-located group, more than one node
+// may hold, a group the offering does not suit, or more than fits) gets none: the MIP may then move them, which
+// consolidation notices and repairs.
+func (m *master) setResidents() {
+	c := m.c
+	for ci := range m.classes {
+		cl := &m.classes[ci]
+		src := c.Src.Offerings[c.Offerings[cl.rep].Index].Resident
+		if len(src) == 0 {
+			continue
+		}
+		free := append(prep.Vec(nil), cl.alloc...)
+		var units []unitCount
+		ok := true
+		for _, gc := range src {
+			i, active := m.mgOf[gc.Group]
+			if !active || gc.Count%m.groups[i].ppu != 0 || !slices.Contains(cl.groups, gc.Group) {
+				ok = false
+				break
+			}
+			n := gc.Count / m.groups[i].ppu
+			if n > m.groups[i].maxUnits {
+				ok = false
+				break
+			}
+			units = append(units, unitCount{i, n})
+			for k := range free {
+				free[k] -= int64(n) * m.groups[i].req[k]
+			}
+		}
+		for _, v := range free {
+			if v < 0 {
+				ok = false
+			}
+		}
+		if !ok {
+			continue
+		}
+		sort.Slice(units, func(a, b int) bool { return units[a].mg < units[b].mg })
+		cl.resident, cl.free = units, free
+	}
+}
+
+// knapsackRoom is the room the pricing knapsack of class ci fills: beside its residents, if any.
+func (m *master) knapsackRoom(ci int) prep.Vec {
+	if cl := &m.classes[ci]; cl.resident != nil {
+		return cl.free
+	}
+	return m.classes[ci].alloc
+}
+
+// withResidents merges class ci's residents into a pattern's counts (sorted by mgroup).
+func (m *master) withResidents(ci int, counts []unitCount) []unitCount {
+	res := m.classes[ci].resident
+	if len(res) == 0 {
+		return counts
+	}
+	out := append([]unitCount(nil), counts...)
+	for _, r := range res {
+		if j := slices.IndexFunc(out, func(u unitCount) bool { return u.mg == r.mg }); j >= 0 {
+			out[j].n += r.n
+		} else {
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].mg < out[b].mg })
+	return out
+}
+
+// holdsResidents reports whether counts (sorted by mgroup) hold class ci's residents.
+func (m *master) holdsResidents(ci int, counts []unitCount) bool {
+	for _, r := range m.classes[ci].resident {
+		j := slices.IndexFunc(counts, func(u unitCount) bool { return u.mg == r.mg })
+		if j < 0 || counts[j].n < r.n {
+			return false
+		}
+	}
+	return true
 }
 
 func (m *master) addRow() int { m.nrows++; return m.nrows - 1 }
@@ -235,6 +318,7 @@ func (b *colBatch) add(cost, lo, hi float64, rows []int, vals []float64, col col
 	b.cost, b.lo, b.hi = append(b.cost, cost), append(b.lo, lo), append(b.hi, hi)
 	b.index, b.value = append(b.index, rows...), append(b.value, vals...)
 	b.start = append(b.start, len(b.index))
+	col.hi = hi
 	b.cols = append(b.cols, col)
 }
 
@@ -345,8 +429,14 @@ func (m *master) addSingles(ctx context.Context) error {
 		perPod   float64
 	}
 	byGroup := make([][]single, len(m.groups))
+	var ps []pattern
 	for ci := range m.classes {
 		cl := &m.classes[ci]
+		if cl.resident != nil {
+			// Keeping the node as it is: its residents and nothing else.
+			ps = append(ps, pattern{class: ci, counts: cl.resident})
+			continue
+		}
 		if cl.dominated {
 			continue
 		}
@@ -361,7 +451,6 @@ func (m *master) addSingles(ctx context.Context) error {
 			}
 		}
 	}
-	var ps []pattern
 	for i, ss := range byGroup {
 		sort.Slice(ss, func(a, b int) bool { return ss[a].perPod < ss[b].perPod })
 		for _, s := range ss[:min(perGroup, len(ss))] {
@@ -371,9 +460,11 @@ func (m *master) addSingles(ctx context.Context) error {
 	return m.addPatterns(ctx, ps)
 }
 
-// addWarm adds the greedy plan's nodes as patterns and returns the plan as a start (column -> value).
-func (m *master) addWarm(ctx context.Context, warm *model.Plan) (map[int]float64, error) {
-	start := map[int]float64{}
+// addWarm adds the greedy plan's nodes as patterns and returns the plan as a start (column -> value). whole is
+// false when some of its nodes are left out: a node of an offering with residents that does not hold them has no
+// column, and its pods count as unplaced in the start.
+func (m *master) addWarm(ctx context.Context, warm *model.Plan) (start map[int]float64, whole bool, err error) {
+	start, whole = map[int]float64{}, true
 	var ps []pattern
 	counts := map[string]int{}
 	for _, nn := range warm.NewNodes {
@@ -397,6 +488,10 @@ func (m *master) addWarm(ctx context.Context, warm *model.Plan) (map[int]float64
 		}
 		sort.Slice(uc, func(a, b int) bool { return uc[a].mg < uc[b].mg })
 		ci := m.classFor(uc, usage, m.c.Offerings[nn.Offering].Zone, m.c.Offerings[nn.Offering].Pool, nn.Offering)
+		if !m.holdsResidents(ci, uc) {
+			whole = false
+			continue
+		}
 		key := patternKey(ci, uc)
 		if _, dup := counts[key]; !dup {
 			ps = append(ps, pattern{class: ci, counts: uc})
@@ -404,7 +499,7 @@ func (m *master) addWarm(ctx context.Context, warm *model.Plan) (map[int]float64
 		counts[key]++
 	}
 	if err := m.addPatterns(ctx, ps); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	// Existing-node placements and what is left unplaced.
 	placed := make([]int, len(m.groups))
@@ -437,7 +532,7 @@ func (m *master) addWarm(ctx context.Context, warm *model.Plan) (map[int]float64
 			}
 		}
 	}
-	return start, nil
+	return start, whole, nil
 }
 
 // classFor picks the cheapest class that can hold the pattern (same zone/pool when they matter); when none can,
@@ -521,7 +616,7 @@ func (m *master) price(ctx context.Context, y []float64, opts Options, until tim
 					continue
 				}
 				r.items, r.constant = m.pricingItems(ci, y, conflict)
-				r.best, r.val, r.upper = knapsack(r.items, m.classes[ci].alloc, max(50, opts.PricingBudget*8/max(8, len(r.items))))
+				r.best, r.val, r.upper = knapsack(r.items, m.knapsackRoom(ci), max(50, opts.PricingBudget*8/max(8, len(r.items))))
 				r.done = true
 			}
 		}()
@@ -532,7 +627,7 @@ func (m *master) price(ctx context.Context, y []float64, opts Options, until tim
 	// finds none, to add the last columns and prove the bound.
 	heuristicFound := false
 	for ci := range m.classes {
-		if r := &out[ci]; r.done && len(r.items) > 0 && m.classes[ci].price > 0 && m.classes[ci].price-r.constant-r.val < -1e-7*m.classes[ci].price {
+		if r := &out[ci]; r.done && (len(r.items) > 0 || m.classes[ci].resident != nil) && m.classes[ci].price > 0 && m.classes[ci].price-r.constant-r.val < -1e-7*m.classes[ci].price {
 			heuristicFound = true
 			break
 		}
@@ -547,20 +642,21 @@ func (m *master) price(ctx context.Context, y []float64, opts Options, until tim
 	for ci := range m.classes {
 		cl := &m.classes[ci]
 		r := &out[ci]
-		if cl.price <= 0 || len(r.items) == 0 {
+		if cl.price <= 0 || (len(r.items) == 0 && cl.resident == nil) || !r.done {
 			if !r.done {
 				complete = false
 			}
 			continue
 		}
+		room := m.knapsackRoom(ci)
 		if r.upper > r.val+1e-9 && r.upper > cl.price-r.constant && time.Now().Before(exactUntil) {
 			// The search ran out of budget and a negative reduced cost is still possible: the LP relaxation
 			// tightens the bound cheaply, and where that is not enough HiGHS solves the knapsack exactly.
-			if _, _, u, ok := exactKnapsack(ctx, r.items, cl.alloc, opts.ExactPricingLimit, true); ok {
+			if _, _, u, ok := exactKnapsack(ctx, r.items, room, opts.ExactPricingLimit, true); ok {
 				r.upper = math.Min(r.upper, u)
 			}
 			if r.upper > r.val+1e-9 && r.upper > cl.price-r.constant {
-				if b, v, u, ok := exactKnapsack(ctx, r.items, cl.alloc, opts.ExactPricingLimit, false); ok {
+				if b, v, u, ok := exactKnapsack(ctx, r.items, room, opts.ExactPricingLimit, false); ok {
 					if v > r.val {
 						r.best, r.val = b, v
 					}
@@ -580,13 +676,13 @@ func (m *master) price(ctx context.Context, y []float64, opts Options, until tim
 					}
 				}
 				sort.Slice(uc, func(a, b int) bool { return uc[a].mg < uc[b].mg })
-				cands = append(cands, cand{pattern{ci, uc}, rc / cl.price})
+				cands = append(cands, cand{pattern{ci, m.withResidents(ci, uc)}, rc / cl.price})
 			}
 		}
 		add(r.best, r.val)
 		// A few more patterns per class, each led by one of the most valuable groups, speed up convergence:
 		// one column per class and round makes column generation tail off.
-		for _, cnt := range diverse(r.items, cl.alloc, 3) {
+		for _, cnt := range diverse(r.items, room, 3) {
 			v := 0.0
 			for a, n := range cnt {
 				v += float64(n) * r.items[a].w
@@ -621,10 +717,8 @@ func (m *master) pricingItems(ci int, y []float64, conflict [][]int) ([]item, fl
 	if cl.limit > 0 {
 		constant += y[cl.limitRow]
 	}
-	var items []item
-	local := map[int]int{}
-	for _, g := range cl.groups {
-		i := m.mgOf[g]
+	// value is the dual value of one unit of mgroup i on a node of the class.
+	value := func(i int) float64 {
 		w := y[m.groups[i].row]
 		if cl.zone >= 0 {
 			per := float64(m.groups[i].ppu)
@@ -636,12 +730,33 @@ func (m *master) pricingItems(ci int, y []float64, conflict [][]int) ([]item, fl
 				}
 			}
 		}
-		w -= float64(m.groups[i].ppu) * m.unitPenalty(i, ci) // the pattern's cost grows by it per unit
-		if w <= 1e-12 {
+		return w - float64(m.groups[i].ppu)*m.unitPenalty(i, ci) // the pattern's cost grows by it per unit
+	}
+	// Residents are in every pattern of the class: their value is a constant, their room and per-node caps are
+	// taken, and a group that may not share a node with them is out.
+	resident := map[int]int{}
+	clashesResident := map[int]bool{}
+	for _, r := range cl.resident {
+		constant -= float64(r.n) * value(r.mg)
+		resident[r.mg] = r.n
+		for _, j := range conflict[r.mg] {
+			clashesResident[j] = true
+		}
+	}
+	var items []item
+	local := map[int]int{}
+	for _, g := range cl.groups {
+		i := m.mgOf[g]
+		if clashesResident[i] {
+			continue
+		}
+		w := value(i)
+		most := min(m.groups[i].maxUnits, m.groups[i].units) - resident[i]
+		if w <= 1e-12 || most <= 0 {
 			continue
 		}
 		local[i] = len(items)
-		items = append(items, item{g: i, w: w, req: m.groups[i].req, max: min(m.groups[i].maxUnits, m.groups[i].units)})
+		items = append(items, item{g: i, w: w, req: m.groups[i].req, max: most})
 	}
 	for a := range items {
 		for _, gb := range conflict[items[a].g] {
@@ -707,6 +822,13 @@ func (m *master) plan(x []float64) *model.Plan {
 		}
 		return n
 	}
+	// can reports whether n units of group i in zone z are left to hand out.
+	can := func(i, z, n int) bool {
+		if q := quota[i]; q != nil && z >= 0 && q[z] < n {
+			return false
+		}
+		return left[i] >= n
+	}
 	plan := &model.Plan{Solver: "mip"}
 	existing := map[int][]model.GroupCount{}
 	for j, col := range m.cols {
@@ -727,10 +849,33 @@ func (m *master) plan(x []float64) *model.Plan {
 	}
 	nextMember := make([]int, len(m.classes)) // limited classes hand out their members in turn
 	memberUsed := map[int]int{}
-	for j, col := range m.cols {
-		if col.kind != colPattern || j >= len(x) {
-			continue
+	// Residents are handed out before anything else: a surplus is given up by the other nodes, never by the pods
+	// a kept node runs. reserved[j] counts the nodes of column j whose residents are set aside.
+	var order []int
+	reserved := map[int]int{}
+	inClass := make([]int, len(m.classes))
+	for pass := 0; pass < 2; pass++ {
+		for j, col := range m.cols {
+			if col.kind != colPattern || j >= len(x) || (m.classes[col.class].resident != nil) != (pass == 0) {
+				continue
+			}
+			order = append(order, j)
+			if cl := &m.classes[col.class]; pass == 0 {
+				for r := count(x[j]); r > 0 && inClass[col.class] < cl.limit; r-- {
+					if slices.ContainsFunc(cl.resident, func(u unitCount) bool { return !can(u.mg, cl.zone, u.n) }) {
+						break // not all there (only when HiGHS's tolerances allow it): this node takes what is left
+					}
+					inClass[col.class]++
+					reserved[j]++
+					for _, u := range cl.resident {
+						take(u.mg, cl.zone, u.n)
+					}
+				}
+			}
 		}
+	}
+	for _, j := range order {
+		col := m.cols[j]
 		cl := &m.classes[col.class]
 		zone := cl.zone
 		for r := count(x[j]); r > 0; r-- {
@@ -747,8 +892,20 @@ func (m *master) plan(x []float64) *model.Plan {
 				member = cl.members[nextMember[col.class]]
 			}
 			var pods []unitCount
+			own := reserved[j] > 0 // this node's residents are set aside
+			if own {
+				reserved[j]--
+			}
 			for _, uc := range col.counts {
-				if n := take(uc.mg, zone, uc.n); n > 0 {
+				n := uc.n
+				if own {
+					n -= residentUnits(cl, uc.mg)
+				}
+				n = take(uc.mg, zone, n)
+				if own {
+					n += residentUnits(cl, uc.mg)
+				}
+				if n > 0 {
 					pods = append(pods, unitCount{uc.mg, n})
 				}
 			}
@@ -779,6 +936,16 @@ func (m *master) plan(x []float64) *model.Plan {
 		}
 	}
 	return plan
+}
+
+// residentUnits is how many units of mgroup i the class's residents are.
+func residentUnits(cl *class, i int) int {
+	for _, u := range cl.resident {
+		if u.mg == i {
+			return u.n
+		}
+	}
+	return 0
 }
 
 // zoneQuotas decides, for each group with zone rules, how many units each zone keeps when the solution covers
@@ -907,7 +1074,7 @@ func (m *master) fixBulk(ctx context.Context, x []float64, above int) (bool, err
 			continue
 		}
 		if f := math.Floor(x[j] + 1e-9); f >= 1 {
-			if err := m.inst.SetColBounds(ctx, j, f, highs.Inf); err != nil {
+			if err := m.inst.SetColBounds(ctx, j, f, col.hi); err != nil {
 				return false, err
 			}
 		}

@@ -136,8 +136,10 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 		return fail("build master", err)
 	}
 	start := map[int]float64{}
+	// A warm plan that moves residents off the nodes it keeps is only partly a start; any rounded plan replaces it.
+	warmWhole := false
 	if warm != nil {
-		if start, err = m.addWarm(ctx, warm); err != nil {
+		if start, warmWhole, err = m.addWarm(ctx, warm); err != nil {
 			return fail("warm start", err)
 		}
 	}
@@ -198,10 +200,11 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 			}
 			// No column found but the bound is not proven: price again with more time for exact pricing.
 			popts.ExactPricingBudget *= 4
+			popts.ExactPricingLimit *= 4
 			resolve = false
 			continue
 		}
-		popts.ExactPricingBudget = opts.ExactPricingBudget
+		popts.ExactPricingBudget, popts.ExactPricingLimit = opts.ExactPricingBudget, opts.ExactPricingLimit
 		resolve = true
 		if err := m.addPatterns(ctx, cols); err != nil {
 			return fail("add patterns", err)
@@ -230,15 +233,30 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 		wait := time.NewTimer(time.Until(deadline) * 6 / 10)
 		select {
 		case rp := <-done:
-			if rp != nil && (warm == nil || rp.Cost < warm.Cost-1e-9) {
+			if rp != nil && (!warmWhole || rp.Cost < warm.Cost-1e-9) {
 				rounded = rp
-				if s, err := m.addWarm(ctx, rp); err == nil {
+				if s, _, err := m.addWarm(ctx, rp); err == nil {
 					start = s
 				}
 			}
 		case <-wait.C:
 		}
 		wait.Stop()
+	}
+	// Dive from the LP for a plan nearer its value than the rounding's; the integer master then starts from the
+	// better of the two.
+	if lastX != nil && ctx.Err() == nil {
+		dp, err := m.dive(ctx, lastX, opts, time.Now().Add(time.Until(deadline)*6/10))
+		if err != nil {
+			return fail("dive", err)
+		}
+		if dp != nil && dp.Validate(c.Src) == nil && (rounded == nil || dp.Cost < rounded.Cost-1e-9) &&
+			(!warmWhole || dp.Cost < warm.Cost-1e-9) {
+			rounded = dp
+			if s, _, err := m.addWarm(ctx, dp); err == nil {
+				start = s
+			}
+		}
 	}
 	// With many nodes, fix the LP's whole nodes (the floor of every pattern's value) and let HiGHS complete only
 	// the fractional remainder: the plan is then within a few nodes of the LP value, which a full integer search

@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/packwright/packwright/model"
+	"github.com/packwright/packwright/solver/greedy"
+	"github.com/packwright/packwright/solver/highs"
 	"github.com/packwright/packwright/solver/internal/prep"
 )
 
@@ -177,5 +180,154 @@ func TestDeadlineBeforeFirstLP(t *testing.T) {
 				t.Fatalf("bound %v above cost %v", res.LowerBound, res.Plan.Cost)
 			}
 		})
+	}
+}
+
+// TestMIPKeepsResidents: a node of an offering with resident pods (a consolidation candidate) is only opened
+// with those pods on it, whatever the warm start does, so keeping it never means moving them. The candidates
+// are cheap, so the plan keeps some of them.
+func TestMIPKeepsResidents(t *testing.T) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		p := randomProblem(seed, 8, 20)
+		r := rand.New(rand.NewPCG(seed, 2))
+		taken := make([]int, len(p.Groups))
+		for k := 0; k < 6; k++ {
+			o := p.Offerings[r.IntN(len(p.Offerings))]
+			o.ID, o.MaxCount, o.Price = fmt.Sprintf("node/%d", k), 1, o.Price*0.5
+			room := o.Allocatable.Clone()
+			for tries := 0; tries < 4; tries++ {
+				g := r.IntN(len(p.Groups))
+				n := min(1+r.IntN(3), p.Groups[g].Demand()-taken[g])
+				need := p.Groups[g].Requests.Scale(int64(n))
+				if n <= 0 || !need.Fits(room) || slices.ContainsFunc(o.Resident, func(gc model.GroupCount) bool { return gc.Group == g }) {
+					continue
+				}
+				room = room.Sub(need)
+				taken[g] += n
+				o.Resident = append(o.Resident, model.GroupCount{Group: g, Count: n})
+			}
+			if len(o.Resident) > 0 {
+				p.Offerings = append(p.Offerings, o)
+			}
+		}
+		if err := p.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		c, err := prep.Compile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		warm, err := greedy.SolveCompiled(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		res, err := Solve(ctx, c, warm, Options{})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Plan == nil {
+			t.Fatalf("seed %d: no plan (%s)", seed, res.MasterStatus)
+		}
+		if err := res.Plan.Validate(p); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		kept := 0
+		for _, nn := range res.Plan.NewNodes {
+			o := &p.Offerings[nn.Offering]
+			if len(o.Resident) > 0 {
+				kept++
+			}
+			for _, want := range o.Resident {
+				got := 0
+				for _, gc := range nn.Pods {
+					if gc.Group == want.Group {
+						got += gc.Count
+					}
+				}
+				if got < want.Count {
+					t.Fatalf("seed %d: node of %s holds %d pods of group %d, its residents are %d (%s; %v)", seed, o.ID, got, want.Group, want.Count, res.MasterStatus, nn.Pods)
+				}
+			}
+		}
+		if kept == 0 {
+			t.Fatalf("seed %d: no candidate kept although they cost half the catalog price", seed)
+		}
+		t.Logf("seed %d: %d of the candidates kept, cost %.4f, bound %.4f (%s)", seed, kept, res.Plan.Cost, res.LowerBound, res.MasterStatus)
+	}
+}
+
+// TestDive: a dive from a column-generation LP ends in a plan that validates and costs no less than the LP, and
+// it restores every bound it fixed, so that the LP over the same columns is no higher afterwards.
+func TestDive(t *testing.T) {
+	plans := 0
+	for seed := uint64(1); seed <= 4; seed++ {
+		p := randomProblem(seed, 8, 25)
+		c, err := prep.Compile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		m, err := newMaster(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inst, err := highs.New(ctx, highs.Options{Presolve: "off"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.inst = inst
+		if err := m.build(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.addSingles(ctx); err != nil {
+			t.Fatal(err)
+		}
+		opts := Options{}
+		opts.defaults()
+		var lp *highs.Result
+		for round := 0; round < 30; round++ {
+			if lp, err = inst.Run(ctx); err != nil || lp.Status != highs.StatusOptimal {
+				t.Fatalf("seed %d: LP: %v %v", seed, err, lp)
+			}
+			cols, _ := m.price(ctx, lp.RowDuals, opts, time.Now().Add(time.Second))
+			if len(cols) == 0 {
+				break
+			}
+			if err := m.addPatterns(ctx, cols); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if lp, err = inst.Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+		before := lp.Objective
+		plan, err := m.dive(ctx, lp.ColValues, opts, time.Now().Add(2*time.Second))
+		if err != nil {
+			t.Fatalf("seed %d: dive: %v", seed, err)
+		}
+		if plan != nil {
+			plans++
+			if err := plan.Validate(p); err != nil {
+				t.Fatalf("seed %d: dived plan: %v", seed, err)
+			}
+			if plan.Cost < before-1e-6 {
+				t.Fatalf("seed %d: dived plan costs %.4f, below the LP %.4f", seed, plan.Cost, before)
+			}
+			t.Logf("seed %d: LP %.4f, dive %.4f", seed, before, plan.Cost)
+		}
+		after, err := inst.Run(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after.Objective > before+1e-6 {
+			t.Fatalf("seed %d: LP %.6f after the dive, %.6f before: bounds left fixed", seed, after.Objective, before)
+		}
+		inst.Close()
+		cancel()
+	}
+	if plans == 0 {
+		t.Fatal("no dive ended in a plan")
 	}
 }

@@ -69,19 +69,28 @@ func complete(p *model.Problem, partial *model.Plan) (*model.Plan, error) {
 		}
 	}
 	// Offerings with a MaxCount that the partial plan used up must not be launched again: with no allocatable
-	// (not even a pod slot) no group is compatible with them.
+	// (not even a pod slot) no group is compatible with them. Nor may an offering with residents that the partial
+	// plan left out: the greedy would open it without them.
 	used := map[int]int{}
+	unused := false
 	for _, nn := range partial.NewNodes {
 		if p.Offerings[nn.Offering].MaxCount > 0 {
 			used[nn.Offering]++
 		}
 	}
-	if len(used) > 0 {
+	for oi := range p.Offerings {
+		if len(p.Offerings[oi].Resident) > 0 && used[oi] == 0 {
+			unused = true
+		}
+	}
+	if len(used) > 0 || unused {
 		r.Offerings = slices.Clone(p.Offerings)
-		for oi, n := range used {
-			if o := &r.Offerings[oi]; n >= o.MaxCount {
+		for oi := range r.Offerings {
+			o := &r.Offerings[oi]
+			switch n := used[oi]; {
+			case n == 0 && len(o.Resident) > 0, n > 0 && n >= o.MaxCount:
 				o.Allocatable = model.Resources{}
-			} else {
+			case n > 0:
 				o.MaxCount -= n
 			}
 		}
