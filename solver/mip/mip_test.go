@@ -54,19 +54,31 @@ func randomProblem(seed uint64, groups, podsPerGroup int) *model.Problem {
 	return p
 }
 
+// solveWithin compiles p and runs the MIP for at most d, from the greedy plan when warm is set.
+func solveWithin(t *testing.T, p *model.Problem, warm bool, d time.Duration) *Result {
+	t.Helper()
+	c, err := prep.Compile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var start *model.Plan
+	if warm {
+		if start, err = greedy.SolveCompiled(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	res, err := Solve(ctx, c, start, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 func TestMIPPlansAndBounds(t *testing.T) {
 	for seed := uint64(1); seed <= 5; seed++ {
-		p := randomProblem(seed, 8, 20)
-		c, err := prep.Compile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		res, err := Solve(ctx, c, nil, Options{})
-		cancel()
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := solveWithin(t, randomProblem(seed, 8, 20), false, 3*time.Second)
 		if res.Plan == nil {
 			t.Fatalf("seed %d: no plan (%s)", seed, res.MasterStatus)
 		}
@@ -84,17 +96,8 @@ func TestMIPPlansAndBounds(t *testing.T) {
 func TestMIPPlansValidate(t *testing.T) {
 	for seed := uint64(1); seed <= 5; seed++ {
 		p := randomProblem(seed, 8, 20)
-		c, err := prep.Compile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
 		// 3 s, like the test above: under -race, beside the e2e package, 500 ms ran out before HiGHS even started.
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		res, err := Solve(ctx, c, nil, Options{})
-		cancel()
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := solveWithin(t, p, false, 3*time.Second)
 		if res.Plan == nil {
 			continue // out of time on a loaded machine: nothing to validate
 		}
@@ -213,20 +216,7 @@ func TestMIPKeepsResidents(t *testing.T) {
 		if err := p.Validate(); err != nil {
 			t.Fatal(err)
 		}
-		c, err := prep.Compile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		warm, err := greedy.SolveCompiled(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		res, err := Solve(ctx, c, warm, Options{})
-		cancel()
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := solveWithin(t, p, true, 3*time.Second)
 		if res.Plan == nil {
 			t.Fatalf("seed %d: no plan (%s)", seed, res.MasterStatus)
 		}
