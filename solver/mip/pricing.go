@@ -25,6 +25,9 @@ func knapsack(items []item, alloc prep.Vec, budget int) (best []int, bestVal, up
 		return nil, 0, 0
 	}
 	lambda, lag := lagrange(items, alloc)
+	if lp := lpMultipliers(items, alloc); lagrangeValue(items, alloc, lp) < lag {
+		lambda, lag = lp, lagrangeValue(items, alloc, lp)
+	}
 	upper = math.Min(fracBound(items, alloc, nil), lag)
 	// Heuristic starts: greedy fills under a few orderings.
 	for _, score := range []func(it *item) float64{

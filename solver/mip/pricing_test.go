@@ -1,9 +1,11 @@
 package mip
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/packwright/packwright/solver/internal/prep"
 )
@@ -54,6 +56,40 @@ func TestKnapsackAgainstEnumeration(t *testing.T) {
 		}
 		if _, lag := lagrange(items, alloc); lag < want-1e-9 {
 			t.Fatalf("trial %d: Lagrangian bound %v below the optimum %v", trial, lag, want)
+		}
+	}
+}
+
+// TestLPMultipliersReachTheLPBound: the simplex's multipliers give the knapsack's LP relaxation value (HiGHS's
+// LP of the same knapsack, clashes dropped), never less (any multipliers are a valid bound) and, on these
+// random knapsacks with cpu-heavy and memory-heavy items, not more either.
+func TestLPMultipliersReachTheLPBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	for trial := 0; trial < 200; trial++ {
+		n := 1 + r.IntN(40)
+		alloc := prep.Vec{int64(2000 + r.IntN(62000)), int64(1+r.IntN(256)) << 30, 110}
+		items := make([]item, n)
+		for i := range items {
+			cpu := int64(100 + r.IntN(4000))
+			mem := cpu * int64(1+r.IntN(16)) << 20
+			if r.IntN(2) == 0 {
+				mem = int64(4+r.IntN(12)) << 30
+			}
+			items[i] = item{g: i, w: 0.001 + r.Float64(), req: prep.Vec{cpu, mem, 1}, max: 1 + r.IntN(60)}
+		}
+		_, _, lp, ok := exactKnapsack(context.Background(), items, alloc, time.Second, true)
+		if !ok {
+			t.Fatalf("trial %d: HiGHS did not solve the LP", trial)
+		}
+		got := lagrangeValue(items, alloc, lpMultipliers(items, alloc))
+		if got < lp-1e-7*math.Max(1, lp) {
+			t.Fatalf("trial %d: multipliers' bound %v below the LP value %v: not a bound", trial, got, lp)
+		}
+		if got > lp+1e-6*math.Max(1, lp) {
+			t.Fatalf("trial %d: multipliers' bound %v above the LP value %v: not optimal", trial, got, lp)
+		}
+		if _, lag := lagrange(items, alloc); got > lag+1e-9 {
+			t.Fatalf("trial %d: simplex bound %v worse than the subgradient's %v", trial, got, lag)
 		}
 	}
 }
