@@ -48,25 +48,71 @@ func Solve(p *model.Problem) (*model.Plan, error) {
 // or reported in Plan.Unschedulable with a reason naming the resource, rule or NodePool limit that stopped
 // it. The plan's LowerBound is a proven bound on the cost of new nodes for placing the pods it places. An
 // error means c is inconsistent with its source problem.
+//
+// When the free space of existing nodes was filled by value (see fillExisting), the plan of the placement order
+// alone is made too and the cheaper of the two is returned (one that places fewer pods never wins): neither
+// fill is better on every cluster. On the existing workload (AWS, 5,000 pods) the order alone gave $25.68/h
+// against $30.44/h, on kwok at 20,000 pods the value fill won.
 func SolveCompiled(c *prep.Problem) (*model.Plan, error) {
-	return solveCompiled(c, false)
+	best, _, err := SolveCompiledPair(c)
+	return best, err
+}
+
+// SolveCompiledPair returns SolveCompiled's plan and the plan of the placement order alone (the same plan when
+// the value fill placed nothing). The latter is a different starting point for a MIP, which on some clusters
+// finds a cheaper plan from it.
+func SolveCompiledPair(c *prep.Problem) (best, inOrder *model.Plan, err error) {
+	began := time.Now()
+	filled, valued, err := solveCompiled(c, false)
+	if err != nil || !valued {
+		return filled, filled, err
+	}
+	if inOrder, _, err = solveCompiled(c, true); err != nil {
+		return nil, nil, err
+	}
+	best = filled
+	if placedPods(inOrder) >= placedPods(filled) && inOrder.Cost < filled.Cost-1e-9 {
+		best = inOrder
+	}
+	// Both bounds hold for placing the same pods; the better one goes with the plan.
+	if placedPods(inOrder) == placedPods(filled) {
+		best.LowerBound = min(max(filled.LowerBound, inOrder.LowerBound), best.Cost)
+	}
+	best.Duration = time.Since(began)
+	return best, inOrder, nil
 }
 
 // SolveCompiledInOrder is SolveCompiled without the fill of existing nodes by value (see fillExisting): the
-// placement order alone decides. Its plan is a different starting point for a MIP, which on some clusters
-// finds a cheaper plan from it than from SolveCompiled's.
+// placement order alone decides.
 func SolveCompiledInOrder(c *prep.Problem) (*model.Plan, error) {
-	return solveCompiled(c, true)
+	p, _, err := solveCompiled(c, true)
+	return p, err
 }
 
-func solveCompiled(c *prep.Problem, inOrder bool) (*model.Plan, error) {
+func placedPods(p *model.Plan) int {
+	n := 0
+	for _, nn := range p.NewNodes {
+		for _, gc := range nn.Pods {
+			n += gc.Count
+		}
+	}
+	for _, ep := range p.Existing {
+		for _, gc := range ep.Pods {
+			n += gc.Count
+		}
+	}
+	return n
+}
+
+// solveCompiled makes one greedy plan; valued says the value fill of existing nodes placed pods.
+func solveCompiled(c *prep.Problem, inOrder bool) (*model.Plan, bool, error) {
 	began := time.Now()
 	if c == nil || c.Src == nil {
-		return nil, errors.New("greedy: nil compiled problem")
+		return nil, false, errors.New("greedy: nil compiled problem")
 	}
 	s, err := newSolver(c)
 	if err != nil {
-		return nil, fmt.Errorf("greedy: %w", err)
+		return nil, false, fmt.Errorf("greedy: %w", err)
 	}
 	s.inOrder = inOrder
 	initFree := make([][]int64, s.nExisting)
@@ -77,7 +123,7 @@ func solveCompiled(c *prep.Problem, inOrder bool) (*model.Plan, error) {
 	plan := s.plan()
 	plan.LowerBound = min(s.lowerBound(initFree), plan.Cost)
 	plan.Duration = time.Since(began)
-	return plan, nil
+	return plan, s.filled, nil
 }
 
 // plan turns the bins into a Plan.

@@ -83,6 +83,7 @@ func (s *solver) placeAll() {
 	first, later := s.order()
 	s.initPrices()
 	if s.nExisting > 0 && !s.inOrder && s.fillExisting(first) {
+		s.filled = true
 		s.initPrices() // price what is left for new nodes
 	}
 	for _, g := range first {

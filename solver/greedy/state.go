@@ -14,8 +14,8 @@ import (
 type solver struct {
 	c *prep.Problem
 	p *model.Problem
-	// inOrder skips fillExisting (SolveCompiledInOrder).
-	inOrder bool
+	// inOrder skips fillExisting (SolveCompiledInOrder); filled says fillExisting placed pods.
+	inOrder, filled bool
 
 	dims    int
 	podsDim int
