@@ -1,6 +1,7 @@
 package greedy
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -41,5 +42,32 @@ func TestExistingSpaceByValue(t *testing.T) {
 					onNode, len(plan.NewNodes), plan.Cost, want, describePlan(p, plan))
 			}
 		})
+	}
+}
+
+// TestFillPassesFullNodesOnly: running nodes too full for any pod are passed in one step, and a node with room
+// among them still gets its pods: of five running nodes, the second and the fourth have room for one pod each,
+// the others not for the smallest, and both take one before any node is opened.
+func TestFillPassesFullNodesOnly(t *testing.T) {
+	var nodes []model.ExistingNode
+	for i, room := range []bool{false, true, false, true, false} {
+		n := existing(fmt.Sprintf("n%d", i), "a", 1, 4, 0.05)
+		if !room {
+			n.Pods = []model.BoundPod{{Ref: model.PodRef{Namespace: "default", Name: fmt.Sprintf("filler-%d", i)},
+				Requests: model.Resources{model.CPU: 900, model.Memory: gi, model.Pods: 1}}}
+		}
+		nodes = append(nodes, n)
+	}
+	p := problem([]model.PodGroup{group("web", 3, 600, gi)}, family("c", 2, 0.042, "a"), "a")
+	p.Nodes = nodes
+	plan := solve(t, p)
+	on := map[int]int{}
+	for _, ep := range plan.Existing {
+		for _, gc := range ep.Pods {
+			on[ep.Node] += gc.Count
+		}
+	}
+	if on[1] != 1 || on[3] != 1 || len(on) != 2 || len(plan.NewNodes) != 1 {
+		t.Fatalf("pods on running nodes %v and %d new nodes; want one on n1, one on n3 and one new node\n%s", on, len(plan.NewNodes), describePlan(p, plan))
 	}
 }

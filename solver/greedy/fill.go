@@ -194,6 +194,9 @@ func (s *solver) chooseOffering(g, key int, dom int32, n int, needAll bool) (int
 func (s *solver) fill(g, key int, dom int32, want, nEst int, cursor *int) int {
 	got := 0
 	for got < want && *cursor < len(s.bins) {
+		if *cursor = s.nextRoom(*cursor); *cursor >= len(s.bins) {
+			break
+		}
 		b := s.bins[*cursor]
 		if (key < 0 || b.dom[key] == dom) && s.usable(g, b) {
 			k, f := s.allow(g, b, want-got)
@@ -245,6 +248,7 @@ func (s *solver) fill(g, key int, dom int32, want, nEst int, cursor *int) int {
 func (s *solver) discardLast() {
 	b := s.bins[len(s.bins)-1]
 	s.bins = s.bins[:len(s.bins)-1]
+	s.skip = s.skip[:min(len(s.skip), len(s.bins))]
 	s.charge(b.off, -1)
 }
 

@@ -98,5 +98,6 @@ func (s *solver) swap(b *bin, o int, use []int64) bool {
 	for k := range b.free {
 		b.free[k] = s.alloc[o][k] - use[k]
 	}
+	s.skip = s.skip[:0] // the bin may have room again
 	return true
 }

@@ -26,6 +26,12 @@ type solver struct {
 	// they were opened; fill scans it in that order, which is what makes existing nodes come first.
 	bins      []*bin
 	nExisting int
+	// skip[i] is a bin index > i from which on fill may look for room when bin i is full, that is has less
+	// of some resource than the smallest request of any group (minReq); fill then passes runs of full bins in
+	// one step. Bins only fill up while placing, except when one moves to another offering (swap), which
+	// clears skip.
+	skip   []int
+	minReq []int64
 
 	placed []int     // per group: pods placed so far
 	left   []int     // per group: pods still to place
@@ -270,6 +276,49 @@ func (s *solver) fitCount(g int, free []int64, want int) (int, int) {
 		}
 	}
 	return int(k), -1
+}
+
+// full reports whether bin b has no room for a pod of any group.
+func (s *solver) full(b *bin) bool {
+	for k, m := range s.minReq {
+		if m > 0 && b.free[k] < m {
+			return true
+		}
+	}
+	return false
+}
+
+// nextRoom returns the first bin index >= i that is not full (len(bins) when none), compressing the path.
+func (s *solver) nextRoom(i int) int {
+	if s.minReq == nil {
+		s.minReq = make([]int64, s.dims)
+		for k := range s.minReq {
+			s.minReq[k] = -1
+		}
+		for g, r := range s.req {
+			if s.c.Groups[g].Impossible != "" {
+				continue
+			}
+			for k, q := range r {
+				if s.minReq[k] < 0 || q < s.minReq[k] {
+					s.minReq[k] = q
+				}
+			}
+		}
+	}
+	for len(s.skip) < len(s.bins) {
+		s.skip = append(s.skip, len(s.skip)+1)
+	}
+	j := i
+	for j < len(s.bins) && s.full(s.bins[j]) {
+		j = s.skip[j]
+	}
+	for i < j && i < len(s.bins) { // path compression
+		next := s.skip[i]
+		s.skip[i] = j
+		i = next
+	}
+	return j
 }
 
 // open launches a node of offering o and returns it; the caller has checked the pool limits.
