@@ -1,6 +1,7 @@
 package mip
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -37,7 +38,7 @@ type class struct {
 }
 
 // buildClasses reduces the offerings to non-dominated classes.
-func buildClasses(c *prep.Problem, active []int) []class {
+func buildClasses(ctx context.Context, c *prep.Problem, active []int) ([]class, error) {
 	zonesMatter := false
 	for _, g := range active {
 		if c.Groups[g].ZoneSkew > 0 || c.Groups[g].ZoneCap > 0 {
@@ -55,6 +56,9 @@ func buildClasses(c *prep.Problem, active []int) []class {
 	byKey := map[string]*class{}
 	var order []string
 	for oi := range c.Offerings {
+		if oi%64 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		o := &c.Offerings[oi]
 		var groups []int
 		for _, g := range active {
@@ -118,7 +122,10 @@ func buildClasses(c *prep.Problem, active []int) []class {
 	sort.SliceStable(all, func(i, j int) bool { return all[i].price < all[j].price })
 	kept := make([]class, 0, len(all))
 	var shadowed []class
-	for _, a := range all {
+	for ai, a := range all {
+		if ai%64 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		dominated := false
 		for bi := range kept {
 			if dominates(&kept[bi], &a) {
@@ -134,7 +141,7 @@ func buildClasses(c *prep.Problem, active []int) []class {
 			shadowed = append(shadowed, a)
 		}
 	}
-	return append(kept, shadowed...)
+	return append(kept, shadowed...), nil
 }
 
 // dominates reports whether b makes a redundant: no dearer, at least as large, compatible with every group a

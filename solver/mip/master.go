@@ -72,7 +72,7 @@ type master struct {
 	nodeCol  map[[2]int]int // (existing node, mgroup) -> column
 }
 
-func newMaster(c *prep.Problem) (*master, error) {
+func newMaster(ctx context.Context, c *prep.Problem) (*master, error) {
 	m := &master{c: c, nodeRows: map[[2]int]int{}, mgOf: map[int]int{}, colOf: map[string]int{}, nodeCol: map[[2]int]int{}}
 	var active []int
 	for gi := range c.Groups {
@@ -97,7 +97,11 @@ func newMaster(c *prep.Problem) (*master, error) {
 		m.groups = append(m.groups, mg)
 		active = append(active, gi)
 	}
-	m.classes = buildClasses(c, active)
+	classes, err := buildClasses(ctx, c, active)
+	if err != nil {
+		return nil, err
+	}
+	m.classes = classes
 	m.setResidents()
 	maxPrice := 0.0
 	for _, o := range c.Offerings {

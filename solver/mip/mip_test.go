@@ -259,7 +259,7 @@ func TestDive(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		m, err := newMaster(c)
+		m, err := newMaster(ctx, c)
 		if err != nil {
 			t.Fatal(err)
 		}
