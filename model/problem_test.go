@@ -87,3 +87,20 @@ func TestProblemValidateListsAll(t *testing.T) {
 		t.Errorf("Validate() = %v, want both offerings named", err)
 	}
 }
+
+func TestPlanPlaced(t *testing.T) {
+	tests := []struct {
+		plan Plan
+		want int
+	}{
+		{Plan{}, 0},
+		{Plan{NewNodes: []NewNode{{Pods: []GroupCount{{0, 2}, {1, 3}}}}}, 5},
+		{Plan{NewNodes: []NewNode{{Pods: []GroupCount{{0, 1}}}}, Existing: []ExistingPlacement{{Node: 0, Pods: []GroupCount{{1, 4}}}},
+			Unschedulable: []Unschedulable{{Group: 0, Count: 7}}}, 5},
+	}
+	for i, tt := range tests {
+		if got := tt.plan.Placed(); got != tt.want {
+			t.Errorf("case %d: Placed() = %d, want %d", i, got, tt.want)
+		}
+	}
+}

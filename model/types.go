@@ -315,3 +315,19 @@ func (p *Plan) Gap() float64 {
 	}
 	return g
 }
+
+// Placed is the number of pods the plan places, on new and existing nodes.
+func (p *Plan) Placed() int {
+	n := 0
+	for _, nn := range p.NewNodes {
+		for _, gc := range nn.Pods {
+			n += gc.Count
+		}
+	}
+	for _, ep := range p.Existing {
+		for _, gc := range ep.Pods {
+			n += gc.Count
+		}
+	}
+	return n
+}

@@ -124,7 +124,7 @@ func solve(ctx context.Context, p *model.Problem, opts Options) (best, alt *mode
 			mipBound = res.LowerBound
 			if verr := res.Plan.Validate(p); verr != nil {
 				reason = "mip plan rejected by validation: " + firstLine(verr)
-			} else if res.Plan.Cost <= g.Cost+1e-9 && placed(res.Plan) >= placed(g) {
+			} else if res.Plan.Cost <= g.Cost+1e-9 && res.Plan.Placed() >= g.Placed() {
 				best = res.Plan
 				best.Status = model.StatusWithinGap
 			} else {
@@ -140,7 +140,7 @@ func solve(ctx context.Context, p *model.Problem, opts Options) (best, alt *mode
 	// best weight than best does (docs/solver.md).
 	bound = math.Max(bound, mipBound-c.PlanPenalty(best))
 	// The bound is for placing every placeable pod; a plan that leaves more pods out is not comparable to it.
-	if placed(best) < placeable(c) {
+	if best.Placed() < placeable(c) {
 		bound = 0
 	}
 	best.LowerBound = math.Min(bound, best.Cost)
@@ -151,7 +151,7 @@ func solve(ctx context.Context, p *model.Problem, opts Options) (best, alt *mode
 	best.Duration = time.Since(began)
 	if alt != nil {
 		// With pools of different weights the bound is for plans with no more weight penalty than best.
-		if placed(alt) < placed(best) || c.Tiered {
+		if alt.Placed() < best.Placed() || c.Tiered {
 			alt = nil
 		} else {
 			alt.LowerBound = math.Min(best.LowerBound, alt.Cost)
@@ -159,21 +159,6 @@ func solve(ctx context.Context, p *model.Problem, opts Options) (best, alt *mode
 		}
 	}
 	return best, alt, nil
-}
-
-func placed(p *model.Plan) int {
-	n := 0
-	for _, nn := range p.NewNodes {
-		for _, gc := range nn.Pods {
-			n += gc.Count
-		}
-	}
-	for _, ep := range p.Existing {
-		for _, gc := range ep.Pods {
-			n += gc.Count
-		}
-	}
-	return n
 }
 
 func placeable(c *prep.Problem) int {

@@ -71,11 +71,11 @@ func SolveCompiledPair(c *prep.Problem) (best, inOrder *model.Plan, err error) {
 		return nil, nil, err
 	}
 	best = filled
-	if placedPods(inOrder) >= placedPods(filled) && inOrder.Cost < filled.Cost-1e-9 {
+	if inOrder.Placed() >= filled.Placed() && inOrder.Cost < filled.Cost-1e-9 {
 		best = inOrder
 	}
 	// Both bounds hold for placing the same pods; the better one goes with the plan.
-	if placedPods(inOrder) == placedPods(filled) {
+	if inOrder.Placed() == filled.Placed() {
 		best.LowerBound = min(max(filled.LowerBound, inOrder.LowerBound), best.Cost)
 	}
 	best.Duration = time.Since(began)
@@ -87,21 +87,6 @@ func SolveCompiledPair(c *prep.Problem) (best, inOrder *model.Plan, err error) {
 func SolveCompiledInOrder(c *prep.Problem) (*model.Plan, error) {
 	p, _, err := solveCompiled(c, true)
 	return p, err
-}
-
-func placedPods(p *model.Plan) int {
-	n := 0
-	for _, nn := range p.NewNodes {
-		for _, gc := range nn.Pods {
-			n += gc.Count
-		}
-	}
-	for _, ep := range p.Existing {
-		for _, gc := range ep.Pods {
-			n += gc.Count
-		}
-	}
-	return n
 }
 
 // solveCompiled makes one greedy plan; valued says the value fill of existing nodes placed pods.
