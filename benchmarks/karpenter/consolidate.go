@@ -17,11 +17,9 @@ import (
 	fakecr "sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
-	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider/fake"
 	"sigs.k8s.io/karpenter/pkg/controllers/disruption"
 	"sigs.k8s.io/karpenter/pkg/controllers/provisioning"
-	pscheduling "sigs.k8s.io/karpenter/pkg/controllers/provisioning/scheduling"
 	"sigs.k8s.io/karpenter/pkg/controllers/state"
 	"sigs.k8s.io/karpenter/pkg/events"
 	"sigs.k8s.io/karpenter/pkg/operator/injection"
@@ -222,7 +220,7 @@ func (w *world) command(cmd *disruption.Command, d *peerDecision) error {
 	// A delete command has no Replacements; a replace command's are the NodeClaims it launches, their options
 	// already narrowed by Karpenter's price filter.
 	for _, r := range cmd.Replacements {
-		oi, err := w.cheapest(r.NodeClaim)
+		oi, err := w.in.cheapest(r.NodeClaim)
 		if err != nil {
 			return err
 		}
@@ -248,7 +246,7 @@ func (w *world) command(cmd *disruption.Command, d *peerDecision) error {
 // candidates are deleted with the pods that go with them.
 func (w *world) apply(ctx context.Context, cmd *disruption.Command) error {
 	for _, r := range cmd.Replacements {
-		oi, err := w.cheapest(r.NodeClaim)
+		oi, err := w.in.cheapest(r.NodeClaim)
 		if err != nil {
 			return err
 		}
@@ -369,27 +367,6 @@ func (w *world) final() peerDecision {
 		d.NewNodes = append(d.NewNodes, peerNode{Offering: w.launched[name], Pods: onNew[name]})
 	}
 	return d
-}
-
-// cheapest is the index of the cheapest available offering compatible with nc's requirements among its
-// instance-type options, as the provisioning peer prices a NodeClaim.
-func (w *world) cheapest(nc *pscheduling.NodeClaim) (int, error) {
-	var best *cloudprovider.Offering
-	var bestType *cloudprovider.InstanceType
-	for _, it := range nc.InstanceTypeOptions {
-		if o := it.Offerings.Available().Compatible(nc.Requirements).Cheapest(); o != nil && (best == nil || o.Price < best.Price) {
-			best, bestType = o, it
-		}
-	}
-	if best == nil {
-		return 0, fmt.Errorf("replacement NodeClaim for %d pods has no available compatible offering", len(nc.Pods))
-	}
-	key := offeringKey(nc.NodePoolName, bestType.Name, best.Requirements.Get(labelZone).Any(), best.Requirements.Get(v1.CapacityTypeLabelKey).Any())
-	oi, ok := w.in.offeringOf[key]
-	if !ok {
-		return 0, fmt.Errorf("replacement NodeClaim priced at %s, which is no offering of the problem", key)
-	}
-	return oi, nil
 }
 
 // providerID is the fake provider ID of a node.

@@ -201,25 +201,36 @@ func schedule(in *input) (scheduling.Results, error) {
 	return results.TruncateInstanceTypes(ctx, scheduling.MaxInstanceTypes), nil
 }
 
+// cheapest is the index of the cheapest available offering compatible with nc's requirements among its
+// instance-type options: how both peers price a NodeClaim (what the kwok provider launches, and what CreateFleet
+// picks for on-demand).
+func (in *input) cheapest(nc *scheduling.NodeClaim) (int, error) {
+	var best *cloudprovider.Offering
+	var bestType *cloudprovider.InstanceType
+	for _, it := range nc.InstanceTypeOptions {
+		if o := it.Offerings.Available().Compatible(nc.Requirements).Cheapest(); o != nil && (best == nil || o.Price < best.Price) {
+			best, bestType = o, it
+		}
+	}
+	if best == nil {
+		return 0, fmt.Errorf("NodeClaim for %d pods has no available compatible offering", len(nc.Pods))
+	}
+	key := offeringKey(nc.NodePoolName, bestType.Name, best.Requirements.Get(labelZone).Any(), best.Requirements.Get(v1.CapacityTypeLabelKey).Any())
+	oi, ok := in.offeringOf[key]
+	if !ok {
+		return 0, fmt.Errorf("NodeClaim priced at %s, which is no offering of the problem", key)
+	}
+	return oi, nil
+}
+
 // toPlan converts Karpenter's NodeClaims into a Packwright plan: each NodeClaim becomes the cheapest available
 // offering compatible with its requirements among its instance-type options, holding its pods by group.
 func toPlan(p *problem, in *input, r scheduling.Results) (*plan, error) {
 	pl := &plan{Status: "karpenter", Solver: "karpenter"}
 	for _, nc := range r.NewNodeClaims {
-		var best *cloudprovider.Offering
-		var bestType *cloudprovider.InstanceType
-		for _, it := range nc.InstanceTypeOptions {
-			if o := it.Offerings.Available().Compatible(nc.Requirements).Cheapest(); o != nil && (best == nil || o.Price < best.Price) {
-				best, bestType = o, it
-			}
-		}
-		if best == nil {
-			return nil, fmt.Errorf("NodeClaim for %d pods has no available compatible offering", len(nc.Pods))
-		}
-		key := offeringKey(nc.NodePoolName, bestType.Name, best.Requirements.Get(labelZone).Any(), best.Requirements.Get(v1.CapacityTypeLabelKey).Any())
-		oi, ok := in.offeringOf[key]
-		if !ok {
-			return nil, fmt.Errorf("NodeClaim priced at %s, which is no offering of the problem", key)
+		oi, err := in.cheapest(nc)
+		if err != nil {
+			return nil, err
 		}
 		counts := map[int]int{}
 		for _, pod := range nc.Pods {
