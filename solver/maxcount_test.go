@@ -90,16 +90,7 @@ func TestMaxCountMIPAlone(t *testing.T) {
 	for _, limit := range []int{1, 2, 3} {
 		t.Run(fmt.Sprint("limit ", limit), func(t *testing.T) {
 			p := maxCountProblem(16, limit)
-			c, err := prep.Compile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
-			res, err := mip.Solve(ctx, c, nil, mip.Options{})
-			if err != nil || res.Plan == nil {
-				t.Fatalf("mip: %v, %+v", err, res)
-			}
+			_, res := mipAlone(t, p)
 			if err := res.Plan.Validate(p); err != nil {
 				t.Fatalf("invalid plan: %v", err)
 			}
@@ -161,4 +152,24 @@ func TestMaxCountMembers(t *testing.T) {
 	if len(res.Plan.Unschedulable) > 0 || res.Plan.Cost > want+1e-9 {
 		t.Fatalf("mip alone: cost %.4f (unschedulable %+v), want %.4f", res.Plan.Cost, res.Plan.Unschedulable, want)
 	}
+}
+
+// mipAlone compiles p and runs the MIP on its own for 2 s, without a greedy plan to start from; it fails the test
+// unless the MIP returns a plan.
+func mipAlone(t *testing.T, p *model.Problem) (*prep.Problem, *mip.Result) {
+	t.Helper()
+	c, err := prep.Compile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	res, err := mip.Solve(ctx, c, nil, mip.Options{})
+	if err != nil {
+		t.Fatalf("mip: %v", err)
+	}
+	if res.Plan == nil {
+		t.Fatalf("mip: no plan (%s)", res.MasterStatus)
+	}
+	return c, res
 }

@@ -12,8 +12,6 @@ import (
 	"github.com/packwright/packwright/model"
 	"github.com/packwright/packwright/solver/greedy"
 	"github.com/packwright/packwright/solver/highs"
-	"github.com/packwright/packwright/solver/internal/prep"
-	"github.com/packwright/packwright/solver/mip"
 )
 
 // weightProblem has a cheap pool "low" and a dear pool "high", each with one 4-cpu offering in zone a
@@ -125,19 +123,7 @@ func TestNodePoolWeights(t *testing.T) {
 				check(string(kind), pl)
 			}
 			// The MIP on its own, without the greedy plan to fall back on or to start from.
-			c, err := prep.Compile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
-			res, err := mip.Solve(ctx, c, nil, mip.Options{})
-			if err != nil {
-				t.Fatalf("mip: %v", err)
-			}
-			if res.Plan == nil {
-				t.Fatalf("mip: no plan (%s)", res.MasterStatus)
-			}
+			c, res := mipAlone(t, p)
 			check("mip", res.Plan)
 			if b := res.LowerBound - c.PlanPenalty(res.Plan); b > res.Plan.Cost+1e-6 {
 				t.Fatalf("mip: bound %v (less the plan's weight penalty) above cost %v", b, res.Plan.Cost)
