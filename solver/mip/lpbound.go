@@ -174,19 +174,29 @@ func lpMultipliers(items []item, alloc prep.Vec) []float64 {
 	return lambda
 }
 
-// lagrangeValue is the Lagrangian bound of the knapsack for multipliers lambda >= 0.
-func lagrangeValue(items []item, alloc prep.Vec, lambda []float64) float64 {
+// lagrangeValue is the Lagrangian bound of the knapsack for multipliers lambda >= 0,
+// lambda.alloc + sum max_i (w_i - lambda.r_i)^+; with grad non-nil it also stores there the bound's subgradient.
+func lagrangeValue(items []item, alloc prep.Vec, lambda, grad []float64) float64 {
 	b := 0.0
 	for k, l := range lambda {
 		b += l * float64(alloc[k])
+		if grad != nil {
+			grad[k] = float64(alloc[k])
+		}
 	}
 	for i := range items {
-		v := items[i].w
+		it := &items[i]
+		v := it.w
 		for k, l := range lambda {
-			v -= l * float64(items[i].req[k])
+			v -= l * float64(it.req[k])
 		}
 		if v > 0 {
-			b += v * float64(items[i].max)
+			b += v * float64(it.max)
+			if grad != nil {
+				for k := range lambda {
+					grad[k] -= float64(it.max) * float64(it.req[k])
+				}
+			}
 		}
 	}
 	return b

@@ -25,8 +25,9 @@ func knapsack(items []item, alloc prep.Vec, budget int) (best []int, bestVal, up
 		return nil, 0, 0
 	}
 	lambda, lag := lagrange(items, alloc)
-	if lp := lpMultipliers(items, alloc); lagrangeValue(items, alloc, lp) < lag {
-		lambda, lag = lp, lagrangeValue(items, alloc, lp)
+	lp := lpMultipliers(items, alloc)
+	if v := lagrangeValue(items, alloc, lp, nil); v < lag {
+		lambda, lag = lp, v
 	}
 	upper = math.Min(fracBound(items, alloc, nil), lag)
 	// Heuristic starts: greedy fills under a few orderings.
@@ -371,31 +372,7 @@ func normMax(req, alloc prep.Vec) float64 {
 // best one and its bound.
 func lagrange(items []item, alloc prep.Vec) ([]float64, float64) {
 	m := len(alloc)
-	eval := func(l []float64, grad []float64) float64 {
-		b := 0.0
-		for k := range l {
-			b += l[k] * float64(alloc[k])
-			if grad != nil {
-				grad[k] = float64(alloc[k])
-			}
-		}
-		for i := range items {
-			it := &items[i]
-			v := it.w
-			for k := range l {
-				v -= l[k] * float64(it.req[k])
-			}
-			if v > 0 {
-				b += v * float64(it.max)
-				if grad != nil {
-					for k := range l {
-						grad[k] -= float64(it.max) * float64(it.req[k])
-					}
-				}
-			}
-		}
-		return b
-	}
+	eval := func(l, grad []float64) float64 { return lagrangeValue(items, alloc, l, grad) }
 	// Start from the best single-resource critical ratio.
 	best := make([]float64, m)
 	bestVal := eval(best, nil)
