@@ -156,15 +156,18 @@ func Consolidate(ctx context.Context, in *ConsolidationInput, opts Consolidation
 			firstBound = res.LowerBound
 		}
 		res.LowerBound = math.Min(firstBound, res.CostAfter)
-		res.Duration = time.Since(began)
-		if alt != nil && alt.Act && !(!noSpot && spotToSpot(in, alt, opts.SpotToSpot)) && len(overBudget(in, alt, opts.MaxRemoved)) == 0 &&
-			len(churned(alt)) == 0 && (fallback == nil || alt.CostAfter < fallback.CostAfter) {
-			alt.LowerBound = math.Min(firstBound, alt.CostAfter)
-			fallback = alt
+		// broken says which rules a decision breaks: the spot-to-spot rule, the budgets (the candidates to
+		// pin) and no churn (the kept candidates it moves pods off).
+		broken := func(c *Consolidation) (spot bool, pinned, churn map[string]bool) {
+			return !noSpot && spotToSpot(in, c, opts.SpotToSpot), overBudget(in, c, opts.MaxRemoved), churned(c)
 		}
-		spot := !noSpot && spotToSpot(in, res, opts.SpotToSpot)
-		pinned := overBudget(in, res, opts.MaxRemoved)
-		churn := churned(res)
+		if alt != nil && alt.Act && (fallback == nil || alt.CostAfter < fallback.CostAfter) {
+			if spot, pinned, churn := broken(alt); !spot && len(pinned) == 0 && len(churn) == 0 {
+				alt.LowerBound = math.Min(firstBound, alt.CostAfter)
+				fallback = alt
+			}
+		}
+		spot, pinned, churn := broken(res)
 		if !spot && len(pinned) == 0 && len(churn) == 0 {
 			return done(res)
 		}
@@ -453,7 +456,6 @@ func consolidateOnce(ctx context.Context, in *ConsolidationInput, opts Consolida
 // launches are kept, the others removed, and the pods named (kept nodes keep their own first).
 func interpret(in *ConsolidationInput, p *model.Problem, plan *model.Plan, candidateOffering []int, staying, before float64,
 	opts ConsolidationOptions) (*Consolidation, error) {
-	began := time.Now()
 	if err := plan.Validate(p); err != nil {
 		return nil, fmt.Errorf("consolidate: plan rejected by validation: %w", err)
 	}
@@ -552,8 +554,7 @@ func interpret(in *ConsolidationInput, p *model.Problem, plan *model.Plan, candi
 		out.CostAfter, out.Saving = before, 0
 		out.LowerBound = math.Min(out.LowerBound, before)
 	}
-	out.Duration = time.Since(began) + plan.Duration
-	return out, nil
+	return out, nil // Consolidate sets Duration, which covers every solve
 }
 
 func candidateNames(ns []model.ExistingNode) []string {
