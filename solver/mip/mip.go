@@ -303,7 +303,35 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	if rounded != nil && (res.Plan == nil || rounded.Cost < res.Plan.Cost-1e-9) {
 		res.Plan, res.MasterStatus = rounded, res.MasterStatus+"; rounded LP kept"
 	}
+	m.prove(ctx, res, warm)
 	return res, nil
+}
+
+// prove runs the compact model with the time left when the best plan so far is not proven within a hair of the
+// bound: it finds a cheaper plan, or a better bound, or proves the plan optimal.
+func (m *master) prove(ctx context.Context, res *Result, warm *model.Plan) {
+	best := res.Plan
+	if warm != nil && (best == nil || warm.Cost < best.Cost) {
+		best = warm
+	}
+	if best == nil || best.Cost <= 0 || !m.placesAll(best) || res.LowerBound >= best.Cost*(1-compactEps) {
+		return
+	}
+	if d, ok := ctx.Deadline(); ok && time.Until(d) < 20*time.Millisecond {
+		return
+	}
+	cr, err := m.solveCompact(ctx, best.Cost, res.LowerBound)
+	if err != nil {
+		res.MasterStatus += "; " + err.Error()
+		return
+	}
+	res.MasterStatus += "; " + cr.status
+	if cr.bound > res.LowerBound {
+		res.LowerBound = cr.bound
+	}
+	if cr.plan != nil && (res.Plan == nil || cr.plan.Cost < res.Plan.Cost) {
+		res.Plan = cr.plan
+	}
 }
 
 // farley turns a restricted master's LP value into a valid bound on the full LP: with every pattern's reduced

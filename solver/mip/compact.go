@@ -1,0 +1,507 @@
+package mip
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/packwright/packwright/model"
+	"github.com/packwright/packwright/solver/highs"
+)
+
+// The compact model proves what the pattern LP cannot when a plan needs few nodes: there the LP's bound is
+// several per cent below the optimum (web/kwok/100: 4 nodes, LP $0.6215/h, plan $0.639/h). It has one slot per
+// new node that a plan cheaper than the incumbent could launch (per zone when zones matter), each choosing at
+// most one offering class and holding whole units of the groups, beside the existing nodes' residual room.
+// Every rule of the compiled problem is a row, so its optimum is the true optimum, HiGHS's dual bound on it is
+// a valid lower bound even when stopped early, and "infeasible below the incumbent" proves the incumbent
+// optimal.
+
+// compactMaxCols caps the compact model's size: beyond it HiGHS rarely proves anything within a deadline of a
+// second, and the pattern formulation is the better use of the time.
+const compactMaxCols = 6000
+
+// compactEps is the relative improvement the compact model must find: the incumbent's cost minus a hair is the
+// cost cap, so infeasibility proves the incumbent within this of the optimum.
+const compactEps = 1e-6
+
+// slot is one possible new node of the compact model.
+type slot struct {
+	zone    int   // -1 when zones do not matter
+	classes []int // candidate classes
+	yCol    []int // column of "the slot is class classes[k]"
+	xCol    []int // column of the units of mgroup i on the slot (-1: none fit)
+	zCol    []int // column of "mgroup i is on the slot", for groups with conflicts (-1: none)
+}
+
+// compactResult is what the compact model established.
+type compactResult struct {
+	plan   *model.Plan // a valid plan cheaper than the incumbent, or nil
+	bound  float64     // a proven lower bound on the cost of placing every unit (0: none)
+	status string
+}
+
+// compactSlots returns how many slots each zone needs for plans cheaper than ub: a plan of cost below ub has
+// fewer than ub/p nodes of price at least p, and no plan needs more nodes than units. It returns nil when the
+// model would be too large, when weights or residents change what the cost means, or when a class is needed
+// that no slot can carry.
+func (m *master) compactSlots(ub float64) []slot {
+	c := m.c
+	if c.Tiered || ub <= 0 {
+		return nil
+	}
+	units := 0
+	for _, mg := range m.groups {
+		units += mg.units
+	}
+	byZone := map[int][]int{}
+	var zones []int
+	for ci := range m.classes {
+		cl := &m.classes[ci]
+		if cl.resident != nil || cl.free != nil {
+			return nil
+		}
+		if cl.dominated || cl.price <= 0 {
+			if cl.price <= 0 && !cl.dominated {
+				return nil // free nodes: the slot count argument needs a positive price
+			}
+			continue
+		}
+		z := -1
+		if m.zones {
+			z = cl.zone
+		}
+		if _, ok := byZone[z]; !ok {
+			zones = append(zones, z)
+		}
+		byZone[z] = append(byZone[z], ci)
+	}
+	var slots []slot
+	cols := 0
+	for _, z := range zones {
+		pmin := math.Inf(1)
+		for _, ci := range byZone[z] {
+			pmin = math.Min(pmin, m.classes[ci].price)
+		}
+		n := min(units, int(math.Floor(ub/pmin*(1+1e-9))))
+		for s := range n {
+			// The slots of a zone launch in order of decreasing price, so the s-th costs at most ub/(s+1).
+			var cls []int
+			for _, ci := range byZone[z] {
+				if m.classes[ci].price*float64(s+1) <= ub*(1+1e-9) {
+					cls = append(cls, ci)
+				}
+			}
+			cols += len(cls) + len(m.groups)
+			if cols > compactMaxCols {
+				return nil
+			}
+			slots = append(slots, slot{zone: z, classes: cls})
+		}
+	}
+	return slots
+}
+
+// fit is the most units of mgroup i one node of class ci holds (0 when the class does not suit the group).
+func (m *master) fit(i, ci int) int {
+	mg := &m.groups[i]
+	cl := &m.classes[ci]
+	if !containsSorted(cl.groups, mg.g) {
+		return 0
+	}
+	n := min(mg.units, mg.maxUnits)
+	for k, r := range mg.req {
+		if r > 0 {
+			n = min(n, int(cl.alloc[k]/r))
+		}
+	}
+	return max(n, 0)
+}
+
+func containsSorted(s []int, v int) bool {
+	lo, hi := 0, len(s)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if s[mid] < v {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo < len(s) && s[lo] == v
+}
+
+// solveCompact solves the compact model of the problem for plans cheaper than ub (the incumbent's cost, which
+// must place every placeable unit), with lb a bound already proven, until ctx ends.
+func (m *master) solveCompact(ctx context.Context, ub, lb float64) (*compactResult, error) {
+	slots := m.compactSlots(ub)
+	if slots == nil {
+		return &compactResult{status: "compact model: not built (too large or not applicable)"}, nil
+	}
+	c := m.c
+	mod := &highs.Model{RowStart: []int{0}}
+	addCol := func(cost, hi float64, integer bool) int {
+		mod.ColCost = append(mod.ColCost, cost)
+		mod.ColLower = append(mod.ColLower, 0)
+		mod.ColUpper = append(mod.ColUpper, hi)
+		mod.Integrality = append(mod.Integrality, integer)
+		return len(mod.ColCost) - 1
+	}
+	addRow := func(lo, hi float64, idx []int, val []float64) {
+		mod.RowLower, mod.RowUpper = append(mod.RowLower, lo), append(mod.RowUpper, hi)
+		mod.RowIndex, mod.RowValue = append(mod.RowIndex, idx...), append(mod.RowValue, val...)
+		mod.RowStart = append(mod.RowStart, len(mod.RowIndex))
+	}
+	// Resource rows are scaled by the largest allocatable, so bytes and millicores are of one magnitude.
+	scale := make([]float64, len(c.Res))
+	for ci := range m.classes {
+		for k, a := range m.classes[ci].alloc {
+			scale[k] = math.Max(scale[k], float64(a))
+		}
+	}
+	for k := range scale {
+		if scale[k] <= 0 {
+			scale[k] = 1
+		}
+	}
+	conflicts := m.conflictSets()
+	// addHost adds the units columns of one host (a slot, or an existing node when ys is nil) and its rows:
+	// capacity, fit, and conflicts. room is the existing node's residual; fits[i] the units i may take.
+	addHost := func(xCol, zCol []int, fits []int, capRow func(k int) ([]int, []float64, float64)) {
+		for i := range m.groups {
+			xCol[i], zCol[i] = -1, -1
+			if fits[i] > 0 {
+				xCol[i] = addCol(0, float64(fits[i]), true)
+			}
+		}
+		for k := range c.Res {
+			idx, val, hi := capRow(k)
+			n := len(idx)
+			for i, mg := range m.groups {
+				if xCol[i] >= 0 && mg.req[k] > 0 {
+					idx, val = append(idx, xCol[i]), append(val, float64(mg.req[k])/scale[k])
+				}
+			}
+			if len(idx) > n {
+				addRow(-highs.Inf, hi, idx, val)
+			}
+		}
+		for i := range m.groups {
+			if xCol[i] < 0 {
+				continue
+			}
+			for _, j := range conflicts[i] {
+				if j == i || xCol[j] < 0 {
+					continue
+				}
+				for _, g := range []int{i, j} {
+					if zCol[g] < 0 {
+						zCol[g] = addCol(0, 1, true)
+						addRow(-highs.Inf, 0, []int{xCol[g], zCol[g]}, []float64{1, -float64(fits[g])})
+					}
+				}
+				if j > i {
+					addRow(-highs.Inf, 1, []int{zCol[i], zCol[j]}, []float64{1, 1})
+				}
+			}
+		}
+	}
+	costIdx, costVal := []int{}, []float64{}
+	for s := range slots {
+		sl := &slots[s]
+		sl.yCol = make([]int, len(sl.classes))
+		fits := make([]int, len(m.groups))
+		fitOf := make([][]int, len(m.groups))
+		for i := range m.groups {
+			fitOf[i] = make([]int, len(sl.classes))
+			for k, ci := range sl.classes {
+				fitOf[i][k] = m.fit(i, ci)
+				fits[i] = max(fits[i], fitOf[i][k])
+			}
+		}
+		var one []int
+		var ones []float64
+		for k, ci := range sl.classes {
+			sl.yCol[k] = addCol(m.classes[ci].price, 1, true)
+			one, ones = append(one, sl.yCol[k]), append(ones, 1)
+			costIdx, costVal = append(costIdx, sl.yCol[k]), append(costVal, m.classes[ci].price)
+		}
+		addRow(-highs.Inf, 1, one, ones)
+		sl.xCol, sl.zCol = make([]int, len(m.groups)), make([]int, len(m.groups))
+		addHost(sl.xCol, sl.zCol, fits, func(k int) ([]int, []float64, float64) {
+			var idx []int
+			var val []float64
+			for j, ci := range sl.classes {
+				if a := m.classes[ci].alloc[k]; a > 0 {
+					idx, val = append(idx, sl.yCol[j]), append(val, -float64(a)/scale[k])
+				}
+			}
+			return idx, val, 0
+		})
+		// Units only on a slot that launches a class that fits them.
+		for i := range m.groups {
+			if sl.xCol[i] < 0 {
+				continue
+			}
+			idx, val := []int{sl.xCol[i]}, []float64{1}
+			for j := range sl.classes {
+				if f := fitOf[i][j]; f > 0 {
+					idx, val = append(idx, sl.yCol[j]), append(val, -float64(f))
+				}
+			}
+			addRow(-highs.Inf, 0, idx, val)
+		}
+		// Symmetry: the slots of a zone launch in order of decreasing price.
+		if s > 0 && slots[s-1].zone == sl.zone {
+			var idx []int
+			var val []float64
+			for j, ci := range slots[s-1].classes {
+				idx, val = append(idx, slots[s-1].yCol[j]), append(val, m.classes[ci].price)
+			}
+			for j, ci := range sl.classes {
+				idx, val = append(idx, sl.yCol[j]), append(val, -m.classes[ci].price)
+			}
+			addRow(0, highs.Inf, idx, val)
+		}
+	}
+	// Existing nodes.
+	type host struct {
+		node       int
+		xCol, zCol []int
+	}
+	var existing []host
+	for e := range c.Nodes {
+		fits := make([]int, len(m.groups))
+		any := false
+		for i, mg := range m.groups {
+			if !c.Groups[mg.g].NodeOK[e] {
+				continue
+			}
+			n := min(mg.units, mg.maxUnits)
+			for k, r := range mg.req {
+				if r > 0 {
+					n = min(n, int(max(c.Nodes[e].Residual[k], 0)/r))
+				}
+			}
+			if n > 0 {
+				fits[i], any = n, true
+			}
+		}
+		if !any {
+			continue
+		}
+		h := host{node: e, xCol: make([]int, len(m.groups)), zCol: make([]int, len(m.groups))}
+		addHost(h.xCol, h.zCol, fits, func(k int) ([]int, []float64, float64) {
+			return nil, nil, float64(max(c.Nodes[e].Residual[k], 0)) / scale[k]
+		})
+		existing = append(existing, h)
+	}
+	if len(mod.ColCost) > 2*compactMaxCols {
+		return &compactResult{status: fmt.Sprintf("compact model: not solved (%d columns)", len(mod.ColCost))}, nil
+	}
+	// unitsIn lists the columns (and their zones) that hold units of mgroup i.
+	unitsIn := func(i int, each func(col, zone int)) {
+		for s := range slots {
+			if j := slots[s].xCol[i]; j >= 0 {
+				each(j, slots[s].zone)
+			}
+		}
+		for _, h := range existing {
+			if j := h.xCol[i]; j >= 0 {
+				each(j, c.Nodes[h.node].Zone)
+			}
+		}
+	}
+	for i, mg := range m.groups {
+		var idx []int
+		var val []float64
+		unitsIn(i, func(col, _ int) { idx, val = append(idx, col), append(val, 1) })
+		if len(idx) == 0 {
+			return &compactResult{status: "compact model: a group fits no slot"}, nil
+		}
+		addRow(float64(mg.units), float64(mg.units), idx, val)
+		// Zone rules, as the master states them (pods per zone, from the bound pods' base).
+		g := &c.Groups[mg.g]
+		zoneRow := func(plus, minus int, hi float64) {
+			var idx []int
+			var val []float64
+			unitsIn(i, func(col, z int) {
+				switch {
+				case z >= 0 && z == plus:
+					idx, val = append(idx, col), append(val, float64(mg.ppu))
+				case z >= 0 && z == minus:
+					idx, val = append(idx, col), append(val, -float64(mg.ppu))
+				}
+			})
+			if len(idx) > 0 {
+				addRow(-highs.Inf, hi, idx, val)
+			} else if hi < 0 {
+				addRow(1, 0, nil, nil) // cannot hold: an empty row that is infeasible
+			}
+		}
+		if g.ZoneSkew > 0 {
+			for _, a := range g.Zones {
+				for _, b := range g.Zones {
+					if a != b {
+						zoneRow(a, b, float64(g.ZoneSkew-(g.ZoneBase[a]-g.ZoneBase[b])))
+					}
+				}
+			}
+		}
+		if g.ZoneCap > 0 {
+			for _, z := range g.Zones {
+				zoneRow(z, -1, float64(g.ZoneCap-g.ZoneBase[z]))
+			}
+		}
+	}
+	// NodePool limits and offering counts.
+	for pi, p := range c.Pools {
+		for k, l := range p.Limit {
+			if l < 0 {
+				continue
+			}
+			var idx []int
+			var val []float64
+			for s := range slots {
+				for j, ci := range slots[s].classes {
+					if cl := &m.classes[ci]; cl.pool == pi && cl.capacity[k] > 0 {
+						idx, val = append(idx, slots[s].yCol[j]), append(val, float64(cl.capacity[k]))
+					}
+				}
+			}
+			if len(idx) > 0 {
+				addRow(-highs.Inf, float64(l), idx, val)
+			}
+		}
+	}
+	for ci := range m.classes {
+		if m.classes[ci].limit <= 0 {
+			continue
+		}
+		var idx []int
+		var val []float64
+		for s := range slots {
+			for j, cj := range slots[s].classes {
+				if cj == ci {
+					idx, val = append(idx, slots[s].yCol[j]), append(val, 1)
+				}
+			}
+		}
+		if len(idx) > 0 {
+			addRow(-highs.Inf, float64(m.classes[ci].limit), idx, val)
+		}
+	}
+	// Only plans cheaper than the incumbent, and no cheaper than the bound already proven.
+	limit := ub * (1 - compactEps)
+	addRow(lb, limit, costIdx, costVal)
+	began := time.Now()
+	res, err := highs.Solve(ctx, mod, highs.Options{MIPRelGap: 1e-6, Presolve: "on"}, nil)
+	if err != nil {
+		if ctx.Err() != nil {
+			return &compactResult{status: "compact model: out of time"}, nil
+		}
+		return nil, fmt.Errorf("compact model: %w", err)
+	}
+	out := &compactResult{status: fmt.Sprintf("compact model (%d slots, %d columns): %s in %v", len(slots), len(mod.ColCost),
+		res.Status, time.Since(began).Round(time.Millisecond))}
+	switch {
+	case res.Status == highs.StatusInfeasible:
+		out.bound = limit // nothing cheaper than the incumbent (less a hair) exists
+	case res.Status == highs.StatusOptimal && res.HasSolution:
+		out.bound = res.Objective * (1 - 1e-9)
+	case !math.IsNaN(res.MIPDualBound) && !math.IsInf(res.MIPDualBound, 0):
+		out.bound = math.Min(limit, res.MIPDualBound)
+	}
+	if !res.HasSolution || res.Abandoned && len(res.ColValues) < len(mod.ColCost) {
+		return out, nil
+	}
+	x := res.ColValues
+	plan := &model.Plan{Solver: "mip"}
+	memberUsed := map[int]int{}
+	for s := range slots {
+		sl := &slots[s]
+		ci := -1
+		for j := range sl.classes {
+			if x[sl.yCol[j]] > 0.5 {
+				ci = sl.classes[j]
+			}
+		}
+		var pods []unitCount
+		for i := range m.groups {
+			if j := sl.xCol[i]; j >= 0 {
+				if n := count(x[j]); n > 0 {
+					pods = append(pods, unitCount{i, n})
+				}
+			}
+		}
+		if ci < 0 || len(pods) == 0 {
+			continue
+		}
+		member := -1
+		if cl := &m.classes[ci]; cl.limit > 0 {
+			for _, mo := range cl.members {
+				if memberUsed[mo] < c.Src.Offerings[c.Offerings[mo].Index].MaxCount {
+					member = mo
+					break
+				}
+			}
+			if member < 0 {
+				return out, nil
+			}
+			memberUsed[member]++
+		}
+		oi := m.shrink(ci, member, pods)
+		nn := model.NewNode{Offering: c.Offerings[oi].Index}
+		for _, uc := range pods {
+			nn.Pods = append(nn.Pods, model.GroupCount{Group: m.groups[uc.mg].g, Count: uc.n * m.groups[uc.mg].ppu})
+		}
+		plan.NewNodes = append(plan.NewNodes, nn)
+		plan.Cost += c.Offerings[oi].Price
+	}
+	for _, h := range existing {
+		var pods []model.GroupCount
+		for i := range m.groups {
+			if j := h.xCol[i]; j >= 0 {
+				if n := count(x[j]); n > 0 {
+					pods = append(pods, model.GroupCount{Group: m.groups[i].g, Count: n * m.groups[i].ppu})
+				}
+			}
+		}
+		if len(pods) > 0 {
+			plan.Existing = append(plan.Existing, model.ExistingPlacement{Node: c.Nodes[h.node].Index, Pods: pods})
+		}
+	}
+	for gi := range c.Groups {
+		if g := &c.Groups[gi]; g.Impossible != "" && g.Demand > 0 {
+			plan.Unschedulable = append(plan.Unschedulable, model.Unschedulable{Group: gi, Count: g.Demand, Reason: g.Impossible})
+		}
+	}
+	// The compiled problem relaxes some rules (prep.Problem.Relaxed): a plan that breaks one is no plan, though
+	// the bound stands.
+	if plan.Cost < ub && plan.Validate(c.Src) == nil {
+		out.plan = plan
+	}
+	return out, nil
+}
+
+// placesAll reports whether p places every pod of the groups the master plans.
+func (m *master) placesAll(p *model.Plan) bool {
+	placed := make(map[int]int, len(m.groups))
+	for _, n := range p.NewNodes {
+		for _, gc := range n.Pods {
+			placed[gc.Group] += gc.Count
+		}
+	}
+	for _, e := range p.Existing {
+		for _, gc := range e.Pods {
+			placed[gc.Group] += gc.Count
+		}
+	}
+	for _, mg := range m.groups {
+		if placed[mg.g] < mg.units*mg.ppu {
+			return false
+		}
+	}
+	return true
+}
