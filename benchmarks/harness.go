@@ -1,9 +1,11 @@
 package benchmarks
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -22,6 +24,12 @@ type Options struct {
 	// PeerDir, when set, is a directory of peer plans (see ExportProblems): each workload's Karpenter plan found
 	// there is validated and reported beside Packwright's.
 	PeerDir string
+	// Reference, when positive, solves each provisioning workload of at most ReferencePods pods a second time
+	// with this deadline: its bound and plan bracket the true optimum, against which the deadline's plan is
+	// measured (Result.Reference, Result.AboveOptimum).
+	Reference time.Duration
+	// ReferencePods is the largest workload the reference solve runs on (DefaultReferencePods when zero).
+	ReferencePods int
 	// Progress, when set, is called before each workload (done of total finished) and once at the end
 	// (done == total, name empty).
 	Progress func(done, total int, name string)
@@ -59,6 +67,8 @@ type Result struct {
 	// Greedy is greedy.Solve alone; Packwright is solver.Solve (greedy, then the MIP in the deadline).
 	Greedy     Outcome `json:"greedy"`
 	Packwright Outcome `json:"packwright"`
+	// Reference is solver.Solve again with Options.Reference's longer deadline; nil when not run.
+	Reference *Outcome `json:"reference,omitempty"`
 	// Peer is the peer scheduler's plan (Options.PeerDir), validated like the others; nil when there is none.
 	Peer *Outcome `json:"peer,omitempty"`
 	// HiGHSTail is how long HiGHS kept its solver thread after solver.Solve returned: a run abandoned at the
@@ -70,6 +80,36 @@ type Result struct {
 	Failures []string `json:"failures"`
 	// Warnings are worth a look but do not fail the run: a decision over its deadline, a long HiGHS tail.
 	Warnings []string `json:"warnings"`
+}
+
+// DefaultReferencePods is the largest workload of a reference solve unless Options.ReferencePods says otherwise:
+// the 0.5%-of-the-optimum target is for plans of up to 1,000 pods.
+const DefaultReferencePods = 1000
+
+// Optimum brackets the true optimum with everything known: the best bound and the cheapest valid plan of the
+// deadline's solve and the reference solve. ok is false without a bound or when the plans place different
+// numbers of pods (the bound is for placing them all).
+func (r *Result) Optimum() (lo, hi float64, ok bool) {
+	pw := r.Packwright
+	if pw.Status == "error" || pw.Err != "" || pw.LowerBound <= 0 {
+		return 0, 0, false
+	}
+	lo, hi = pw.LowerBound, pw.Cost
+	if ref := r.Reference; ref != nil && ref.Status != "error" && ref.Err == "" && ref.Placed == pw.Placed {
+		lo, hi = math.Max(lo, ref.LowerBound), math.Min(hi, ref.Cost)
+	}
+	return lo, math.Max(lo, hi), true
+}
+
+// AboveOptimum is how far the deadline's plan is above the optimum, in parts of its cost, at most: (cost - lo) /
+// cost with lo the best bound known. exact says the optimum is known (the bracket is closed), so the figure is
+// the distance itself.
+func (r *Result) AboveOptimum() (frac float64, exact, ok bool) {
+	lo, hi, ok := r.Optimum()
+	if !ok || r.Packwright.Cost <= 0 {
+		return 0, false, false
+	}
+	return math.Max(0, (r.Packwright.Cost-lo)/r.Packwright.Cost), hi-lo <= 1e-5*hi, true
 }
 
 // Failed reports whether the result has failures.
@@ -155,6 +195,19 @@ func runOne(ctx context.Context, w Workload, opts Options) Result {
 		r.Failures = append(r.Failures, "packwright: "+r.Packwright.Err)
 	}
 	r.Warnings = append(r.Warnings, timingWarnings(r.Packwright.Duration, opts.Deadline, r.HiGHSTail, "plan")...)
+	if opts.Reference > 0 && r.Pods <= cmp.Or(opts.ReferencePods, DefaultReferencePods) {
+		began := time.Now()
+		ref, err := solver.Solve(ctx, p, solver.Options{Deadline: opts.Reference, Kind: opts.Kind})
+		o := outcome(p, ref, err, time.Since(began))
+		r.Reference = &o
+		settle(ctx)
+		if o.Err != "" {
+			r.Failures = append(r.Failures, "reference: "+o.Err)
+		}
+		if pw := r.Packwright; o.Err == "" && pw.Err == "" && o.Placed == pw.Placed && o.LowerBound > pw.Cost*(1+1e-6)+1e-9 {
+			r.Failures = append(r.Failures, fmt.Sprintf("the reference bound $%.4f/h is above the plan's $%.4f/h: one is wrong", o.LowerBound, pw.Cost))
+		}
+	}
 	if opts.PeerDir != "" {
 		f, found, err := readPeer(opts.PeerDir, PeerKarpenter, w.Name)
 		switch {

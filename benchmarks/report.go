@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -22,6 +23,10 @@ type ReportInfo struct {
 	HiGHS string
 	// ConsolidationDeadline is the deadline of the consolidation decisions.
 	ConsolidationDeadline time.Duration
+	// Reference and ReferencePods are the reference solve's deadline (0: none) and largest workload (see
+	// Options.Reference).
+	Reference     time.Duration
+	ReferencePods int
 	// Charts are the PNG file names (relative to the report) to show at the end.
 	Charts []string
 }
@@ -86,6 +91,12 @@ func WriteReport(w io.Writer, all Results, info ReportInfo) error {
 	p("*greedy* is `greedy.Solve` alone; *packwright* is `solver.Solve` (greedy, then the HiGHS MIP until the deadline, " +
 		"the cheaper valid plan wins). *lower bound* is the best proven bound, *gap* = (packwright - bound) / packwright, " +
 		"*saving* = (greedy - packwright) / greedy. Every plan is checked with `model.Plan.Validate`.\n\n")
+	if info.Reference > 0 {
+		p("*optimum* brackets the true optimum of the workloads of up to %d pods: the best bound and the cheapest plan of "+
+			"the decision and of a second `solver.Solve` with a %s deadline (one value when they meet, the optimum then being "+
+			"proven); *above optimum* is (packwright - optimum) / packwright, or at most its distance to the best bound.\n\n",
+			cmp.Or(info.ReferencePods, DefaultReferencePods), info.Reference)
+	}
 
 	order, by := seriesOf(rs)
 	for _, s := range order {
@@ -104,12 +115,18 @@ func WriteReport(w io.Writer, all Results, info ReportInfo) error {
 			p("; existing nodes: %s", strings.Join(counts, ", "))
 		}
 		p(".\n\n")
-		peer := hasPeer(rows)
+		peer, ref := hasPeer(rows), hasReference(rows)
 		p("| pods | groups | greedy $/h | packwright $/h | lower bound $/h | gap %% | saving %% | greedy ms | packwright ms | nodes | status |")
+		if ref {
+			p(" optimum $/h | above optimum %% |")
+		}
 		if peer {
 			p(" karpenter $/h | karpenter ms | karpenter nodes | packwright vs karpenter %% |")
 		}
 		p("\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+		if ref {
+			p("---:|---:|")
+		}
 		if peer {
 			p("---:|---:|---:|---:|")
 		}
@@ -128,6 +145,9 @@ func WriteReport(w io.Writer, all Results, info ReportInfo) error {
 			p("| %d | %d | %s | %s | %s | %s | %s | %.1f | %.0f | %d | %s |",
 				r.Pods, r.Groups, money(r.Greedy), money(r.Packwright), bound(r.Packwright), gapCell(r.Packwright),
 				savingCell(r), ms(r.Greedy.Duration), ms(r.Packwright.Duration), r.Packwright.NewNodes, status)
+			if ref {
+				p(" %s |", optimumCells(r))
+			}
 			if peer {
 				p(" %s |", peerCells(r))
 			}
@@ -195,6 +215,32 @@ func WriteReport(w io.Writer, all Results, info ReportInfo) error {
 		}
 	}
 	return bw.Flush()
+}
+
+func hasReference(rs []Result) bool {
+	for _, r := range rs {
+		if r.Reference != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// optimumCells are the optimum (a value when known, else the range between the best bound and the cheapest
+// plan) and the plan's distance above it (exact, or "≤" the distance to the best bound).
+func optimumCells(r Result) string {
+	if r.Reference == nil {
+		return "— | —"
+	}
+	lo, hi, ok := r.Optimum()
+	frac, exact, _ := r.AboveOptimum()
+	switch {
+	case !ok:
+		return "— | —"
+	case exact:
+		return fmt.Sprintf("%.4f | %.2f", hi, 100*frac)
+	}
+	return fmt.Sprintf("%.4f–%.4f | ≤ %.2f", lo, hi, 100*frac)
 }
 
 func hasPeer(rs []Result) bool {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,6 +54,48 @@ func TestWriteReport(t *testing.T) {
 	// Rows are in ascending pods within a table.
 	if i, j := strings.Index(out, "| 100 | 6 |"), strings.Index(out, "| 1000 | 7 |"); i < 0 || j < i {
 		t.Errorf("rows out of order:\n%s", out)
+	}
+}
+
+func TestAboveOptimum(t *testing.T) {
+	plan := func(cost, lb float64, placed int) Outcome {
+		return Outcome{Status: "within-gap", Cost: cost, LowerBound: lb, Placed: placed}
+	}
+	for _, tc := range []struct {
+		name      string
+		pw        Outcome
+		ref       *Outcome
+		lo, hi    float64
+		above     float64
+		exact, ok bool
+	}{
+		{"no reference: the plan's own bracket", plan(10, 9.5, 100), nil, 9.5, 10, 0.05, false, true},
+		{"a better bound and plan from the reference", plan(10, 9.5, 100), &Outcome{Status: "optimal", Cost: 9.8, LowerBound: 9.8, Placed: 100}, 9.8, 9.8, 0.02, true, true},
+		{"the reference places other pods: ignored", plan(10, 9.5, 100), &Outcome{Status: "optimal", Cost: 9, LowerBound: 9, Placed: 90}, 9.5, 10, 0.05, false, true},
+		{"an invalid reference plan: ignored", plan(10, 9.5, 100), &Outcome{Status: "optimal", Cost: 9.8, LowerBound: 9.8, Placed: 100, Err: "invalid plan"}, 9.5, 10, 0.05, false, true},
+		{"the decision proven optimal", plan(10, 10, 100), nil, 10, 10, 0, true, true},
+		{"no bound", plan(10, 0, 100), nil, 0, 0, 0, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Result{Packwright: tc.pw, Reference: tc.ref}
+			lo, hi, ok := r.Optimum()
+			above, exact, ok2 := r.AboveOptimum()
+			if ok != tc.ok || ok2 != tc.ok || exact != tc.exact || math.Abs(lo-tc.lo) > 1e-9 || math.Abs(hi-tc.hi) > 1e-9 || math.Abs(above-tc.above) > 1e-9 {
+				t.Fatalf("Optimum = %v, %v, %v; AboveOptimum = %v, %v, %v; want %v, %v, %v and %v, %v",
+					lo, hi, ok, above, exact, ok2, tc.lo, tc.hi, tc.ok, tc.above, tc.exact)
+			}
+		})
+	}
+	rs := sampleResults()
+	rs[0].Reference = &Outcome{Status: "optimal", Cost: 9.8, LowerBound: 9.8, Placed: 100}
+	var b bytes.Buffer
+	if err := WriteReport(&b, Results{Provisioning: rs}, ReportInfo{Deadline: time.Second, Reference: 30 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| optimum $/h | above optimum % |", "| 9.8000 | 2.00 |", "a 30s deadline"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, b.String())
+		}
 	}
 }
 

@@ -33,6 +33,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	outDir := fs.String("out", filepath.Join("benchmarks", "results"), "directory for report.md, results.json and the PNG charts")
 	snapshot := fs.String("snapshot", "", "benchmark this cluster snapshot instead of the generated workloads")
 	export := fs.String("export", "", "only write each workload's problem (consolidation: its cluster) to this directory as JSON, for a peer (benchmarks/karpenter), and exit")
+	reference := fs.Duration("reference-deadline", 0, "also solve each workload of at most --reference-pods pods with this longer deadline, to bracket the optimum that the decision's plan is measured against (0: off)")
+	referencePods := fs.Int("reference-pods", benchmarks.DefaultReferencePods, "largest workload of the reference solve (pending pods)")
 	peerDir := fs.String("peer", "", "directory of peer plans (benchmarks/karpenter output) to validate and report beside Packwright's")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: packwright bench [flags]\n\nRuns the benchmark suite: every workload is planned by greedy and by the solver portfolio, every plan is\nvalidated, and a Markdown report with charts is written. Provisioning workloads (size = pending pods):")
@@ -122,6 +124,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	results := benchmarks.Results{}
 	var runErr error
 	results.Provisioning, runErr = benchmarks.Run(ctx, ws, benchmarks.Options{Deadline: *deadline, Kind: kind, PeerDir: *peerDir,
+		Reference: *reference, ReferencePods: *referencePods,
 		Progress: func(done, _ int, name string) { bar.update(done, total, name) }})
 	if runErr == nil && len(cws) > 0 {
 		results.Consolidation, runErr = benchmarks.RunConsolidation(ctx, cws, benchmarks.Options{Deadline: *consDeadline, Kind: kind,
@@ -135,6 +138,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Elapsed:  time.Since(began),
 		Deadline: *deadline,
 		Seed:     *seed,
+
+		Reference:     *reference,
+		ReferencePods: *referencePods,
 
 		ConsolidationDeadline: *consDeadline,
 		HiGHS:                 "not linked (built without cgo)",
