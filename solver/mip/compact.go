@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"sort"
 	"time"
 
 	"github.com/packwright/packwright/model"
 	"github.com/packwright/packwright/solver/highs"
+	"github.com/packwright/packwright/solver/internal/prep"
 )
 
 // The compact model proves what the pattern LP cannot when a plan needs few nodes: there the LP's bound is
@@ -33,6 +36,12 @@ type slot struct {
 	yCol    []int // column of "the slot is class classes[k]"
 	xCol    []int // column of the units of mgroup i on the slot (-1: none fit)
 	zCol    []int // column of "mgroup i is on the slot", for groups with conflicts (-1: none)
+}
+
+// compactHost is a running node of the compact model: its units and conflict columns per mgroup, as in slot.
+type compactHost struct {
+	node       int
+	xCol, zCol []int
 }
 
 // compactResult is what the compact model established.
@@ -61,6 +70,9 @@ func (m *master) compactSlots(ub float64) []slot {
 		cl := &m.classes[ci]
 		if cl.resident != nil || cl.free != nil {
 			return nil
+		}
+		if len(cl.groups) == 0 {
+			continue // a warm plan's own offering (classFor): it suits no group of the master
 		}
 		if cl.dominated || cl.price <= 0 {
 			if cl.price <= 0 && !cl.dominated {
@@ -132,12 +144,23 @@ func containsSorted(s []int, v int) bool {
 	return lo < len(s) && s[lo] == v
 }
 
-// solveCompact solves the compact model of the problem for plans cheaper than ub (the incumbent's cost, which
-// must place every placeable unit), with lb a bound already proven, until ctx ends.
-func (m *master) solveCompact(ctx context.Context, ub, lb float64) (*compactResult, error) {
+// compactModel is the compact model built for an incumbent: the HiGHS model, its slots and running nodes, the
+// start mapped from the incumbent (nil when it does not map), and the cap on the cost.
+type compactModel struct {
+	mod      *highs.Model
+	slots    []slot
+	existing []compactHost
+	start    map[int]float64
+	limit    float64
+}
+
+// buildCompact builds the compact model for plans no dearer than best (the incumbent, which must place every
+// placeable unit), with lb a bound already proven. It returns nil and why when the model is not worth building.
+func (m *master) buildCompact(best *model.Plan, lb float64) (*compactModel, string) {
+	ub := best.Cost
 	slots := m.compactSlots(ub)
 	if slots == nil {
-		return &compactResult{status: "compact model: not built (too large or not applicable)"}, nil
+		return nil, "compact model: not built (too large or not applicable)"
 	}
 	c := m.c
 	mod := &highs.Model{RowStart: []int{0}}
@@ -266,11 +289,7 @@ func (m *master) solveCompact(ctx context.Context, ub, lb float64) (*compactResu
 		}
 	}
 	// Existing nodes.
-	type host struct {
-		node       int
-		xCol, zCol []int
-	}
-	var existing []host
+	var existing []compactHost
 	for e := range c.Nodes {
 		fits := make([]int, len(m.groups))
 		any := false
@@ -291,14 +310,14 @@ func (m *master) solveCompact(ctx context.Context, ub, lb float64) (*compactResu
 		if !any {
 			continue
 		}
-		h := host{node: e, xCol: make([]int, len(m.groups)), zCol: make([]int, len(m.groups))}
+		h := compactHost{node: e, xCol: make([]int, len(m.groups)), zCol: make([]int, len(m.groups))}
 		addHost(h.xCol, h.zCol, fits, func(k int) ([]int, []float64, float64) {
 			return nil, nil, float64(max(c.Nodes[e].Residual[k], 0)) / scale[k]
 		})
 		existing = append(existing, h)
 	}
 	if len(mod.ColCost) > 2*compactMaxCols {
-		return &compactResult{status: fmt.Sprintf("compact model: not solved (%d columns)", len(mod.ColCost))}, nil
+		return nil, fmt.Sprintf("compact model: not built (%d columns)", len(mod.ColCost))
 	}
 	// unitsIn lists the columns (and their zones) that hold units of mgroup i.
 	unitsIn := func(i int, each func(col, zone int)) {
@@ -318,7 +337,7 @@ func (m *master) solveCompact(ctx context.Context, ub, lb float64) (*compactResu
 		var val []float64
 		unitsIn(i, func(col, _ int) { idx, val = append(idx, col), append(val, 1) })
 		if len(idx) == 0 {
-			return &compactResult{status: "compact model: a group fits no slot"}, nil
+			return nil, "compact model: a group fits no slot"
 		}
 		addRow(float64(mg.units), float64(mg.units), idx, val)
 		// Zone rules, as the master states them (pods per zone, from the bound pods' base).
@@ -392,19 +411,40 @@ func (m *master) solveCompact(ctx context.Context, ub, lb float64) (*compactResu
 			addRow(-highs.Inf, float64(m.classes[ci].limit), idx, val)
 		}
 	}
-	// Only plans cheaper than the incumbent, and no cheaper than the bound already proven.
+	// Only plans no dearer than the incumbent, and no cheaper than the bound already proven. Without a start, the
+	// cap is a hair below the incumbent, so that "infeasible" proves it optimal.
+	start := m.compactStart(best, slots, existing, len(mod.ColCost))
 	limit := ub * (1 - compactEps)
+	if start != nil {
+		limit = ub * (1 + 1e-9)
+	}
 	addRow(lb, limit, costIdx, costVal)
+	return &compactModel{mod: mod, slots: slots, existing: existing, start: start, limit: limit}, ""
+}
+
+// solveCompact solves the compact model for plans no dearer than best (see buildCompact) until ctx ends. The
+// incumbent is HiGHS's start where it maps onto the slots, so HiGHS's improvement heuristics search around it.
+func (m *master) solveCompact(ctx context.Context, best *model.Plan, lb float64) (*compactResult, error) {
+	cm, why := m.buildCompact(best, lb)
+	if cm == nil {
+		return &compactResult{status: why}, nil
+	}
+	c, ub := m.c, best.Cost
+	mod, slots, existing, start, limit := cm.mod, cm.slots, cm.existing, cm.start, cm.limit
 	began := time.Now()
-	res, err := highs.Solve(ctx, mod, highs.Options{MIPRelGap: 1e-6, Presolve: "on"}, nil)
+	res, err := highs.Solve(ctx, mod, highs.Options{MIPRelGap: 1e-6, Presolve: "off"}, start)
 	if err != nil {
 		if ctx.Err() != nil {
 			return &compactResult{status: "compact model: out of time"}, nil
 		}
 		return nil, fmt.Errorf("compact model: %w", err)
 	}
-	out := &compactResult{status: fmt.Sprintf("compact model (%d slots, %d columns): %s in %v", len(slots), len(mod.ColCost),
-		res.Status, time.Since(began).Round(time.Millisecond))}
+	from := "no start"
+	if start != nil {
+		from = "from the incumbent"
+	}
+	out := &compactResult{status: fmt.Sprintf("compact model (%d slots, %d columns, %s): %s in %v", len(slots), len(mod.ColCost),
+		from, res.Status, time.Since(began).Round(time.Millisecond))}
 	switch {
 	case res.Status == highs.StatusInfeasible:
 		out.bound = limit // nothing cheaper than the incumbent (less a hair) exists
@@ -504,4 +544,112 @@ func (m *master) placesAll(p *model.Plan) bool {
 		}
 	}
 	return true
+}
+
+// compactStart maps plan p onto the compact model's ncol columns: its new nodes, dearest first, onto the slots of
+// their zone, each as the cheapest slot class that holds it, and its placements on running nodes. It returns nil
+// when some node or placement has no place in the model.
+func (m *master) compactStart(p *model.Plan, slots []slot, existing []compactHost, ncol int) map[int]float64 {
+	c := m.c
+	start := make(map[int]float64, ncol)
+	for j := range ncol {
+		start[j] = 0
+	}
+	type node struct {
+		ci, zone int
+		units    []unitCount
+	}
+	var nodes []node
+	for _, nn := range p.NewNodes {
+		var units []unitCount
+		usage := make(prep.Vec, len(c.Res))
+		for _, gc := range nn.Pods {
+			i, ok := m.mgOf[gc.Group]
+			if !ok || gc.Count%m.groups[i].ppu != 0 {
+				return nil
+			}
+			n := gc.Count / m.groups[i].ppu
+			units = append(units, unitCount{i, n})
+			for k := range usage {
+				usage[k] += int64(n) * m.groups[i].req[k]
+			}
+		}
+		o := &c.Offerings[nn.Offering]
+		z := -1
+		if m.zones {
+			z = o.Zone
+		}
+		ci := m.holdingClass(units, usage, z, o.Pool, nn.Offering)
+		if ci < 0 {
+			return nil
+		}
+		nodes = append(nodes, node{ci, z, units})
+	}
+	sort.SliceStable(nodes, func(a, b int) bool { return m.classes[nodes[a].ci].price > m.classes[nodes[b].ci].price })
+	used := make([]bool, len(slots))
+	for _, nd := range nodes {
+		s := slices.IndexFunc(slots, func(sl slot) bool { return sl.zone == nd.zone })
+		for s >= 0 && s < len(slots) && used[s] {
+			s++
+		}
+		if s < 0 || s >= len(slots) || slots[s].zone != nd.zone {
+			return nil
+		}
+		used[s] = true
+		k := slices.Index(slots[s].classes, nd.ci)
+		if k < 0 {
+			return nil
+		}
+		start[slots[s].yCol[k]] = 1
+		for _, u := range nd.units {
+			j := slots[s].xCol[u.mg]
+			if j < 0 {
+				return nil
+			}
+			start[j] += float64(u.n)
+			if z := slots[s].zCol[u.mg]; z >= 0 {
+				start[z] = 1
+			}
+		}
+	}
+	byNode := map[int]*compactHost{}
+	for h := range existing {
+		byNode[c.Nodes[existing[h].node].Index] = &existing[h]
+	}
+	for _, ep := range p.Existing {
+		h := byNode[ep.Node]
+		if h == nil {
+			return nil
+		}
+		for _, gc := range ep.Pods {
+			i, ok := m.mgOf[gc.Group]
+			if !ok || h.xCol[i] < 0 {
+				return nil
+			}
+			start[h.xCol[i]] += float64(gc.Count / m.groups[i].ppu)
+			if z := h.zCol[i]; z >= 0 {
+				start[z] = 1
+			}
+		}
+	}
+	return start
+}
+
+// holdingClass is the cheapest class a slot may take that holds units (using usage) in zone z (-1: any) and
+// pool, like classFor but without adding a class: a node of a limited offering stays in its own class.
+func (m *master) holdingClass(units []unitCount, usage prep.Vec, z, pool, offering int) int {
+	limited := m.c.Src.Offerings[m.c.Offerings[offering].Index].MaxCount > 0
+	best := -1
+	for ci := range m.classes {
+		cl := &m.classes[ci]
+		if cl.dominated || len(cl.groups) == 0 || (cl.zone >= 0 && cl.zone != z) || (cl.pool >= 0 && cl.pool != pool) ||
+			limited != (cl.limit > 0) || (limited && !slices.Contains(cl.members, offering)) || !usage.Fits(cl.alloc) ||
+			(best >= 0 && cl.price >= m.classes[best].price) {
+			continue
+		}
+		if !slices.ContainsFunc(units, func(u unitCount) bool { return !containsSorted(cl.groups, m.groups[u.mg].g) }) {
+			best = ci
+		}
+	}
+	return best
 }

@@ -307,20 +307,25 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	return res, nil
 }
 
+// bestOf is the cheaper of two plans, either of which may be nil.
+func bestOf(a, b *model.Plan) *model.Plan {
+	if a == nil || (b != nil && b.Cost < a.Cost) {
+		return b
+	}
+	return a
+}
+
 // prove runs the compact model with the time left when the best plan so far is not proven within a hair of the
 // bound: it finds a cheaper plan, or a better bound, or proves the plan optimal.
 func (m *master) prove(ctx context.Context, res *Result, warm *model.Plan) {
-	best := res.Plan
-	if warm != nil && (best == nil || warm.Cost < best.Cost) {
-		best = warm
-	}
+	best := bestOf(res.Plan, warm)
 	if best == nil || best.Cost <= 0 || !m.placesAll(best) || res.LowerBound >= best.Cost*(1-compactEps) {
 		return
 	}
 	if d, ok := ctx.Deadline(); ok && time.Until(d) < 20*time.Millisecond {
 		return
 	}
-	cr, err := m.solveCompact(ctx, best.Cost, res.LowerBound)
+	cr, err := m.solveCompact(ctx, best, res.LowerBound)
 	if err != nil {
 		res.MasterStatus += "; " + err.Error()
 		return
