@@ -519,7 +519,7 @@ func (m *master) solveCompact(ctx context.Context, best *model.Plan, lb float64)
 	}
 	// The compiled problem relaxes some rules (prep.Problem.Relaxed): a plan that breaks one is no plan, though
 	// the bound stands.
-	if plan.Cost < ub && plan.Validate(c.Src) == nil {
+	if plan.Cost < ub-1e-9*(1+ub) && plan.Validate(c.Src) == nil { // not the start again, summed in another order
 		out.plan = plan
 	}
 	return out, nil

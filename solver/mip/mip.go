@@ -334,7 +334,7 @@ func (m *master) prove(ctx context.Context, res *Result, warm *model.Plan) {
 	if cr.bound > res.LowerBound {
 		res.LowerBound = cr.bound
 	}
-	if cr.plan != nil && (res.Plan == nil || cr.plan.Cost < res.Plan.Cost) {
+	if cr.plan != nil && (res.Plan == nil || cr.plan.Cost < res.Plan.Cost-1e-9) {
 		res.Plan = cr.plan
 	}
 }
