@@ -146,10 +146,11 @@ type search struct {
 	lambda  []float64
 	rank    []int   // position of each item in order
 	byRes   [][]int // items by value per unit of each resource
+	fit     [][]int // per search depth: each undecided item's fit in the room left (scratch)
 }
 
 // fracBound is the smallest single-resource fractional bound over the undecided items (from pos on).
-func (s *search) fracBound(pos int) float64 {
+func (s *search) fracBound(pos int, fit []int) float64 {
 	best := math.Inf(1)
 	for k, o := range s.byRes {
 		left := float64(s.res[k])
@@ -159,7 +160,7 @@ func (s *search) fracBound(pos int) float64 {
 				continue
 			}
 			it := &s.items[i]
-			units := float64(maxFit(it, s.res))
+			units := float64(fit[i])
 			if units == 0 {
 				continue
 			}
@@ -175,7 +176,7 @@ func (s *search) fracBound(pos int) float64 {
 		// Items that use none of resource k are not limited by it.
 		for _, i := range s.order[pos:] {
 			if it := &s.items[i]; it.req[k] == 0 && s.blocked[i] == 0 {
-				b += it.w * float64(maxFit(it, s.res))
+				b += it.w * float64(fit[i])
 			}
 		}
 		if b < best {
@@ -187,7 +188,7 @@ func (s *search) fracBound(pos int) float64 {
 
 // bound is the Lagrangian bound of the items from pos on with the residual capacity, for the fixed multipliers:
 // any lambda >= 0 gives a valid bound, lambda.res + sum_i n_i^max (w_i - lambda.r_i)^+.
-func (s *search) bound(pos int) float64 {
+func (s *search) bound(pos int, fit []int) float64 {
 	b := 0.0
 	for k, l := range s.lambda {
 		b += l * float64(s.res[k])
@@ -202,7 +203,7 @@ func (s *search) bound(pos int) float64 {
 			v -= l * float64(it.req[k])
 		}
 		if v > 0 {
-			b += v * float64(maxFit(it, s.res))
+			b += v * float64(fit[i])
 		}
 	}
 	return b
@@ -220,7 +221,19 @@ func (s *search) dfs(pos int, val float64) {
 	if pos == len(s.order) {
 		return
 	}
-	if val+math.Min(s.bound(pos), s.fracBound(pos)) <= s.bestVal+1e-9 {
+	// Both bounds need every undecided item's fit in the room left: computed once per node, and the cheaper
+	// Lagrangian bound is tried first (a node is cut when either bound cuts it).
+	if len(s.fit) <= pos {
+		s.fit = append(s.fit, make([][]int, pos+1-len(s.fit))...)
+	}
+	if s.fit[pos] == nil {
+		s.fit[pos] = make([]int, len(s.items))
+	}
+	fit := s.fit[pos]
+	for _, j := range s.order[pos:] {
+		fit[j] = maxFit(&s.items[j], s.res)
+	}
+	if val+s.bound(pos, fit) <= s.bestVal+1e-9 || val+s.fracBound(pos, fit) <= s.bestVal+1e-9 {
 		return
 	}
 	i := s.order[pos]
