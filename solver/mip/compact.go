@@ -446,13 +446,16 @@ func (m *master) solveCompact(ctx context.Context, best *model.Plan, lb float64)
 	out := &compactResult{status: fmt.Sprintf("compact model (%d slots, %d columns, %s): %s in %v", len(slots), len(mod.ColCost),
 		from, res.Status, time.Since(began).Round(time.Millisecond))}
 	switch {
-	case res.Status == highs.StatusInfeasible:
+	case res.Status == highs.StatusInfeasible && start == nil:
 		out.bound = limit // nothing cheaper than the incumbent (less a hair) exists
-	case res.Status == highs.StatusOptimal && res.HasSolution:
-		out.bound = res.Objective * (1 - 1e-9)
+	case res.Status == highs.StatusInfeasible:
+		// The incumbent itself is a solution: HiGHS rejected it within its tolerances. Nothing is proven.
 	case !math.IsNaN(res.MIPDualBound) && !math.IsInf(res.MIPDualBound, 0):
 		out.bound = math.Min(limit, res.MIPDualBound)
+	case res.Status == highs.StatusOptimal && res.HasSolution:
+		out.bound = res.Objective * (1 - 1e-6) // optimal within the relative gap asked for
 	}
+	out.bound = math.Min(out.bound, ub) // never above a plan known to be valid
 	if !res.HasSolution || res.Abandoned && len(res.ColValues) < len(mod.ColCost) {
 		return out, nil
 	}
