@@ -1,7 +1,9 @@
 package greedy
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"github.com/packwright/packwright/model"
 )
@@ -113,4 +115,72 @@ func dot(v []int64, pi []float64) float64 {
 		d += float64(x) * pi[k]
 	}
 	return d
+}
+
+// dualHull returns the offerings of offs that can bound dualPrices for some demand: with prices only on cpu
+// and memory, a_o . pi <= p_o binds only for offerings whose allocatable per dollar is a vertex of the upper
+// right convex hull of all of them (the others are dominated by a mix of two), plus any free offering. Asking
+// dualPrices about these alone gives as good prices at a fraction of the cost, which is what lets the
+// planned nodes re-price the demand left as they go (pattern.go).
+func (s *solver) dualHull(offs []int) []int {
+	cpu, mem := s.resDim(model.CPU), s.resDim(model.Memory)
+	if cpu < 0 || mem < 0 {
+		return offs // one price at most: nothing to gain
+	}
+	type point struct {
+		x, y float64
+		o    int
+	}
+	var pts []point
+	var free []int
+	for _, o := range offs {
+		p := s.p.Offerings[o].Price
+		if p <= 0 {
+			free = append(free, o)
+			continue
+		}
+		pts = append(pts, point{float64(s.alloc[o][cpu]) / p, float64(s.alloc[o][mem]) / p, o})
+	}
+	// Upper hull by Andrew's monotone chain, x ascending (y descending on ties, so that the top point of a
+	// column comes first and the others are popped).
+	slices.SortFunc(pts, func(a, b point) int {
+		if c := cmp.Compare(a.x, b.x); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.y, a.y)
+	})
+	var hull []point
+	for _, p := range pts {
+		for len(hull) >= 2 {
+			a, b := hull[len(hull)-2], hull[len(hull)-1]
+			// Pop b when it lies on or below the segment a-p.
+			if (b.x-a.x)*(p.y-a.y)-(b.y-a.y)*(p.x-a.x) < 0 {
+				break
+			}
+			hull = hull[:len(hull)-1]
+		}
+		hull = append(hull, p)
+	}
+	// Only the chain from the highest point to the rightmost one faces pi >= 0.
+	top := 0
+	for i, p := range hull {
+		if p.y > hull[top].y || (p.y == hull[top].y && p.x > hull[top].x) {
+			top = i
+		}
+	}
+	out := free
+	for _, p := range hull[top:] {
+		out = append(out, p.o)
+	}
+	return out
+}
+
+// resDim is the dim of resource r, -1 when no group requests it.
+func (s *solver) resDim(r model.ResourceName) int {
+	for k, name := range s.c.Res {
+		if name == r {
+			return k
+		}
+	}
+	return -1
 }

@@ -192,31 +192,12 @@ func (s *solver) chooseOffering(g, key int, dom int32, n int, needAll bool) (int
 // without taking all that was asked is not revisited: within one group's placement capacity only shrinks
 // (a spread minimum that rises later is the one exception, and is only a missed opportunity).
 func (s *solver) fill(g, key int, dom int32, want, nEst int, cursor *int) int {
-	got := 0
-	for got < want && *cursor < len(s.bins) {
-		if *cursor = s.nextRoom(*cursor); *cursor >= len(s.bins) {
-			break
-		}
-		b := s.bins[*cursor]
-		if (key < 0 || b.dom[key] == dom) && s.usable(g, b) {
-			k, f := s.allow(g, b, want-got)
-			if k > 0 && s.higherTakes(g, b) {
-				*cursor++ // a pool of higher weight takes the pods (weights.go): not a failure
-				continue
-			}
-			if k > 0 {
-				s.place(g, b, k)
-				if got += k; got == want {
-					break // the bin may have room left for the next request
-				}
-			} else {
-				s.note(g, f)
-			}
-		}
-		*cursor++
-	}
+	got := s.fillOpen(g, key, dom, want, cursor)
 	if af := s.rule[g].aff; got < want && af != nil && s.hostAffinity(af) && !s.canSeed(g) {
 		got += s.grow(g, key, dom, want-got)
+	}
+	if got < want && s.patterned(g, key) {
+		got += s.openPatterns(g, want-got)
 	}
 	for got < want {
 		o, _, f := s.chooseOffering(g, key, dom, max(nEst-got, want-got), false)
@@ -243,6 +224,34 @@ func (s *solver) fill(g, key int, dom int32, want, nEst int, cursor *int) int {
 	return got
 }
 
+// fillOpen is fill's first fit over the bins already there, from *cursor on; it opens no node.
+func (s *solver) fillOpen(g, key int, dom int32, want int, cursor *int) int {
+	got := 0
+	for got < want && *cursor < len(s.bins) {
+		if *cursor = s.nextRoom(*cursor); *cursor >= len(s.bins) {
+			break
+		}
+		b := s.bins[*cursor]
+		if (key < 0 || b.dom[key] == dom) && s.usable(g, b) {
+			k, f := s.allow(g, b, want-got)
+			if k > 0 && s.higherTakes(g, b) {
+				*cursor++ // a pool of higher weight takes the pods (weights.go): not a failure
+				continue
+			}
+			if k > 0 {
+				s.place(g, b, k)
+				if got += k; got == want {
+					break // the bin may have room left for the next request
+				}
+			} else {
+				s.note(g, f)
+			}
+		}
+		*cursor++
+	}
+	return got
+}
+
 // discardLast removes the last opened bin, which holds no pods. Domains it added to spread rules stay
 // counted, which only makes those rules stricter.
 func (s *solver) discardLast() {
@@ -254,6 +263,10 @@ func (s *solver) discardLast() {
 
 // placeGroup places as many pods of group g as it can.
 func (s *solver) placeGroup(g int) {
+	if s.pending != nil {
+		s.pending[g] = false // its turn: later planned nodes must not count on its pods
+		s.turned[g] = true
+	}
 	if s.left[g] <= 0 {
 		return
 	}

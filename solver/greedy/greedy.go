@@ -5,8 +5,10 @@
 // It works with counts per group and node, never per pod: how many of a group's pods fit on a node is the
 // least over resources of free/request, capped by the rules. Groups go largest first (co-located and
 // per-node-capped groups before the rest); each fills the existing nodes, then the nodes opened so far, then
-// opens nodes of the offering with the lowest price per pod it would hold. Finally every new node is moved
-// to the cheapest offering that still holds its pods.
+// opens nodes of the offering with the lowest price per pod it would hold. For groups without placement
+// rules a new node is planned whole instead (pattern.go): the group's pods beside those of the other such
+// groups still to come, on the offering whose planned pods are worth most per dollar. Finally every new node
+// is moved to the cheapest offering that still holds its pods.
 //
 // Every scheduling rule that Plan.Validate checks is checked here directly against the model's semantics —
 // capacity (a pod always takes a "pods" slot), compatibility, host ports, required pod anti-affinity and

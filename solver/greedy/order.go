@@ -86,6 +86,7 @@ func (s *solver) placeAll() {
 		s.filled = true
 		s.initPrices() // price what is left for new nodes
 	}
+	s.initPatterns(first)
 	for _, g := range first {
 		s.placeGroup(g)
 	}
@@ -121,12 +122,22 @@ func (s *solver) initPrices() {
 			demand[k] += float64(s.left[g]) * float64(q)
 		}
 	}
-	s.pi = s.dualPrices(offs, demand)
-	s.offValue = make([]float64, len(s.alloc))
+	s.priceOffs = offs
+	s.setPrices(s.dualPrices(offs, demand))
+}
+
+// setPrices makes pi the dual prices and values the offerings, the pods and what is left to place at them.
+func (s *solver) setPrices(pi []float64) {
+	s.pi = pi
+	if len(s.offValue) != len(s.alloc) {
+		s.offValue = make([]float64, len(s.alloc))
+	}
 	for o, a := range s.alloc {
 		s.offValue[o] = dot(a, s.pi)
 	}
-	s.podValue = make([]float64, len(s.req))
+	if len(s.podValue) != len(s.req) {
+		s.podValue = make([]float64, len(s.req))
+	}
 	s.remValue, s.remCount, s.remDemand = 0, 0, make([]float64, s.dims)
 	for g := range s.req {
 		s.podValue[g] = dot(s.req[g], s.pi)

@@ -72,6 +72,24 @@ type solver struct {
 	driving, sizing *spreadRule
 	// scratch stands for a node not opened yet when the rules are asked about an offering.
 	scratch bin
+
+	// Planned nodes (pattern.go). plain marks the groups new nodes are planned for (nil: none), pending
+	// those of them whose turn has not come yet, turned every group whose turn has come; first is the
+	// placement order, and prefilled says the pending groups have had the room of the nodes already open.
+	plain, pending, turned []bool
+	first                  []int
+	prefilled              bool
+	// byValue lists the offerings by offEff, their allocatable's value per dollar at pi, best first;
+	// bestEff is, per plain group, the best offEff of an offering it may use.
+	byValue []int
+	offEff  []float64
+	bestEff []float64
+	// priceOffs are the offerings the first prices were computed over, hull those of them that can bound
+	// prices (dualHull); pricedValue is remValue when the prices were last set (reprice).
+	priceOffs   []int
+	hull        []int
+	pricedValue float64
+	pat         patternScratch
 }
 
 // bin is a node: existing (node >= 0) or new (off >= 0).
