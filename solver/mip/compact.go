@@ -494,13 +494,9 @@ func (m *master) solveCompact(ctx context.Context, best *model.Plan, lb float64)
 			}
 			memberUsed[member]++
 		}
-		oi := m.shrink(ci, member, pods)
-		nn := model.NewNode{Offering: c.Offerings[oi].Index}
-		for _, uc := range pods {
-			nn.Pods = append(nn.Pods, model.GroupCount{Group: m.groups[uc.mg].g, Count: uc.n * m.groups[uc.mg].ppu})
-		}
+		nn, price := m.newNode(ci, member, pods)
 		plan.NewNodes = append(plan.NewNodes, nn)
-		plan.Cost += c.Offerings[oi].Price
+		plan.Cost += price
 	}
 	for _, h := range existing {
 		var pods []model.GroupCount

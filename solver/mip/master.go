@@ -919,13 +919,9 @@ func (m *master) plan(x []float64) *model.Plan {
 			if member >= 0 {
 				memberUsed[member]++
 			}
-			oi := m.shrink(col.class, member, pods)
-			nn := model.NewNode{Offering: c.Offerings[oi].Index}
-			for _, uc := range pods {
-				nn.Pods = append(nn.Pods, model.GroupCount{Group: m.groups[uc.mg].g, Count: uc.n * m.groups[uc.mg].ppu})
-			}
+			nn, price := m.newNode(col.class, member, pods)
 			plan.NewNodes = append(plan.NewNodes, nn)
-			plan.Cost += c.Offerings[oi].Price
+			plan.Cost += price
 		}
 	}
 	for i, n := range left {
@@ -940,6 +936,17 @@ func (m *master) plan(x []float64) *model.Plan {
 		}
 	}
 	return plan
+}
+
+// newNode is a plan's node of class ci (member: its limited offering, or -1) holding pods, shrunk to the
+// cheapest offering that holds them, and that offering's price.
+func (m *master) newNode(ci, member int, pods []unitCount) (model.NewNode, float64) {
+	oi := m.shrink(ci, member, pods)
+	nn := model.NewNode{Offering: m.c.Offerings[oi].Index}
+	for _, uc := range pods {
+		nn.Pods = append(nn.Pods, model.GroupCount{Group: m.groups[uc.mg].g, Count: uc.n * m.groups[uc.mg].ppu})
+	}
+	return nn, m.c.Offerings[oi].Price
 }
 
 // residentUnits is how many units of mgroup i the class's residents are.
