@@ -229,8 +229,8 @@ func (s *solver) bestPattern(g, want int) (pat pattern, ok bool) {
 		}
 	}
 	n := len(sc.groups)
-	sc.lim, sc.cnt, sc.kept, sc.best = grow(sc.lim, n), grow(sc.cnt, n), grow(sc.kept, n), grow(sc.best, n)
-	sc.score = growF(sc.score, n)
+	sc.lim, sc.cnt, sc.kept, sc.best = resize(sc.lim, n), resize(sc.cnt, n), resize(sc.kept, n), resize(sc.best, n)
+	sc.score = resize(sc.score, n)
 	for i, h := range sc.groups {
 		sc.lim[i] = s.left[h]
 	}
@@ -391,18 +391,5 @@ func (s *solver) overlap(g, h int, inv []float64) float64 {
 	return a
 }
 
-// grow returns v resized to n, reusing its storage.
-func grow(v []int, n int) []int {
-	if cap(v) < n {
-		return make([]int, n)
-	}
-	return v[:n]
-}
-
-// growF is grow for float64s.
-func growF(v []float64, n int) []float64 {
-	if cap(v) < n {
-		return make([]float64, n)
-	}
-	return v[:n]
-}
+// resize returns v with length n, reusing its storage (the old values stay; new room is zero).
+func resize[T any](v []T, n int) []T { return slices.Grow(v[:0], n)[:n] }

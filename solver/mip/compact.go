@@ -51,10 +51,9 @@ type compactResult struct {
 	status string
 }
 
-// compactSlots returns how many slots each zone needs for plans cheaper than ub: a plan of cost below ub has
-// fewer than ub/p nodes of price at least p, and no plan needs more nodes than units. It returns nil when the
-// model would be too large, when weights or residents change what the cost means, or when a class is needed
-// that no slot can carry.
+// compactSlots returns the slots each zone needs for plans cheaper than ub: a plan of cost below ub has fewer
+// than ub/p nodes of price at least p, and no plan needs more nodes than units. It returns nil when the model
+// would be too large, when weights or residents change what the cost means, or when a class is free.
 func (m *master) compactSlots(ub float64) []slot {
 	c := m.c
 	if c.Tiered || ub <= 0 {
@@ -117,31 +116,22 @@ func (m *master) compactSlots(ub float64) []slot {
 
 // fit is the most units of mgroup i one node of class ci holds (0 when the class does not suit the group).
 func (m *master) fit(i, ci int) int {
-	mg := &m.groups[i]
-	cl := &m.classes[ci]
-	if !containsSorted(cl.groups, mg.g) {
+	if _, ok := slices.BinarySearch(m.classes[ci].groups, m.groups[i].g); !ok {
 		return 0
 	}
+	return m.unitsIn(i, m.classes[ci].alloc)
+}
+
+// unitsIn is the most units of mgroup i that room holds, within the group's per-node cap and demand.
+func (m *master) unitsIn(i int, room prep.Vec) int {
+	mg := &m.groups[i]
 	n := min(mg.units, mg.maxUnits)
 	for k, r := range mg.req {
 		if r > 0 {
-			n = min(n, int(cl.alloc[k]/r))
+			n = min(n, int(max(room[k], 0)/r))
 		}
 	}
 	return max(n, 0)
-}
-
-func containsSorted(s []int, v int) bool {
-	lo, hi := 0, len(s)
-	for lo < hi {
-		mid := (lo + hi) / 2
-		if s[mid] < v {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	return lo < len(s) && s[lo] == v
 }
 
 // compactModel is the compact model built for an incumbent: the HiGHS model, its slots and running nodes, the
@@ -189,8 +179,8 @@ func (m *master) buildCompact(best *model.Plan, lb float64) (*compactModel, stri
 		}
 	}
 	conflicts := m.conflictSets()
-	// addHost adds the units columns of one host (a slot, or an existing node when ys is nil) and its rows:
-	// capacity, fit, and conflicts. room is the existing node's residual; fits[i] the units i may take.
+	// addHost adds the units columns of one host (a slot or a running node) and its rows: capacity (capRow gives
+	// the host's own entries and bound for resource k) and conflicts; fits[i] is the most units i may take.
 	addHost := func(xCol, zCol []int, fits []int, capRow func(k int) ([]int, []float64, float64)) {
 		for i := range m.groups {
 			xCol[i], zCol[i] = -1, -1
@@ -297,13 +287,7 @@ func (m *master) buildCompact(best *model.Plan, lb float64) (*compactModel, stri
 			if !c.Groups[mg.g].NodeOK[e] {
 				continue
 			}
-			n := min(mg.units, mg.maxUnits)
-			for k, r := range mg.req {
-				if r > 0 {
-					n = min(n, int(max(c.Nodes[e].Residual[k], 0)/r))
-				}
-			}
-			if n > 0 {
+			if n := m.unitsIn(i, c.Nodes[e].Residual); n > 0 {
 				fits[i], any = n, true
 			}
 		}
@@ -646,7 +630,8 @@ func (m *master) holdingClass(units []unitCount, usage prep.Vec, z, pool, offeri
 			(best >= 0 && cl.price >= m.classes[best].price) {
 			continue
 		}
-		if !slices.ContainsFunc(units, func(u unitCount) bool { return !containsSorted(cl.groups, m.groups[u.mg].g) }) {
+		suits := func(u unitCount) bool { _, ok := slices.BinarySearch(cl.groups, m.groups[u.mg].g); return ok }
+		if !slices.ContainsFunc(units, func(u unitCount) bool { return !suits(u) }) {
 			best = ci
 		}
 	}
