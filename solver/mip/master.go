@@ -1010,8 +1010,43 @@ func (m *master) zoneQuotas(x []float64) [][]int {
 			}
 			q[best]--
 		}
+		m.enforceZoneRules(i, q)
 	}
 	return quota
+}
+
+// enforceZoneRules lowers group i's zone quotas q until its zone rules hold. An integer master stopped early may
+// return a solution that buys its way past a rule through the zone rows' slack; the units taken away here are
+// left unplaced, for the greedy to place within the rules (see completeMaster).
+func (m *master) enforceZoneRules(i int, q []int) {
+	g := &m.c.Groups[m.groups[i].g]
+	ppu := m.groups[i].ppu
+	pods := func(z int) int { return q[z]*ppu + g.ZoneBase[z] }
+	if g.ZoneCap > 0 {
+		for _, z := range g.Zones {
+			for q[z] > 0 && pods(z) > g.ZoneCap {
+				q[z]--
+			}
+		}
+	}
+	if g.ZoneSkew <= 0 || len(g.Zones) < 2 {
+		return
+	}
+	for {
+		lo, hi := g.Zones[0], -1
+		for _, z := range g.Zones {
+			if pods(z) < pods(lo) {
+				lo = z
+			}
+			if q[z] > 0 && (hi < 0 || pods(z) > pods(hi)) {
+				hi = z
+			}
+		}
+		if hi < 0 || pods(hi)-pods(lo) <= g.ZoneSkew {
+			return
+		}
+		q[hi]--
+	}
 }
 
 // shrink returns the cheapest offering that holds pods, compatible with each of their groups, in the class's

