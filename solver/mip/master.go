@@ -68,6 +68,7 @@ type master struct {
 	mgOf     map[int]int    // prep group -> mgroup
 	penalty  float64        // cost of leaving one unit unplaced
 	zones    bool           // zones matter (some group has zone rules)
+	fixed    []int          // the columns whose lower bound fixBulk raised
 	colOf    map[string]int // pattern key -> column
 	nodeCol  map[[2]int]int // (existing node, mgroup) -> column
 }
@@ -1123,7 +1124,19 @@ func (m *master) fixBulk(ctx context.Context, x []float64, above int) (bool, err
 			if err := m.inst.SetColBounds(ctx, j, f, col.hi); err != nil {
 				return false, err
 			}
+			m.fixed = append(m.fixed, j)
 		}
 	}
 	return true, nil
+}
+
+// unfix lowers the bounds fixBulk raised back to 0.
+func (m *master) unfix(ctx context.Context) error {
+	for _, j := range m.fixed {
+		if err := m.inst.SetColBounds(ctx, j, 0, m.cols[j].hi); err != nil {
+			return err
+		}
+	}
+	m.fixed = nil
+	return nil
 }
