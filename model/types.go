@@ -298,7 +298,7 @@ type Plan struct {
 	// plan places; 0 when unknown.
 	LowerBound float64
 	Status     Status
-	// Solver names what produced the plan ("greedy", "mip"), StatusReason says why (e.g. why a fallback).
+	// Solver names what produced the plan ("greedy", "mip", "local-search"), StatusReason says why (e.g. why a fallback).
 	Solver       string
 	StatusReason string
 	Duration     time.Duration

@@ -91,6 +91,7 @@ func solve(ctx context.Context, p *model.Problem, opts Options) (best, alt *mode
 	// penalty of the plan returned is taken off once that plan is known.
 	mipBound := 0.0
 	reason := ""
+	var lsPlan *model.Plan // the local search's valid plan, if it found a cheaper one than greedy
 	switch {
 	case opts.Kind == Greedy:
 		reason = "greedy requested"
@@ -106,11 +107,27 @@ func solve(ctx context.Context, p *model.Problem, opts Options) (best, alt *mode
 		// is the better start since greedy plans nodes whole: existing/kwok/1000 ends at $5.71/h against
 		// $5.92/h. The cheaper greedy plan (g) stays the plan to beat either way.
 		warm := g
-		if inOrder != g && slices.ContainsFunc(p.Offerings, func(o model.Offering) bool { return len(o.Resident) > 0 }) &&
-			inOrder.Validate(p) == nil {
+		residents := slices.ContainsFunc(p.Offerings, func(o model.Offering) bool { return len(o.Resident) > 0 })
+		if inOrder != g && residents && inOrder.Validate(p) == nil {
 			warm = inOrder
 		}
+		// The greedy's local search runs beside the MIP once its column generation is over (see localSearch).
+		// Sharing the machine slows HiGHS down, so it is left to problems of LocalSearchPods pending pods or
+		// more, where the MIP's plan is often a percent or more above the bound and the search gains most
+		// (docs/solver.md). It is left out of consolidation, whose plans are weighed by more than their cost,
+		// and of pools of different weights, whose plans are weighed by their weight too.
+		var search *localSearch
+		if !residents && !c.Tiered && placeable(c) >= LocalSearchPods {
+			search = startLocalSearch(mctx, p, g)
+			opts.MIP.AfterLP, opts.MIP.Incumbent = search.lpEnded, search.incumbent
+		}
 		res, err := mip.Solve(mctx, c, warm, opts.MIP)
+		// A MIP plan within 0.2% of its bound ends the search: it could gain little more, and the decision is
+		// wanted now.
+		if err == nil && res.Plan != nil && res.Plan.Cost-res.LowerBound <= 0.002*res.Plan.Cost {
+			search.stop()
+		}
+		lsPlan = search.wait(p)
 		mcancel()
 
 		best.Status = model.StatusGreedyFallback
@@ -138,6 +155,16 @@ func solve(ctx context.Context, p *model.Problem, opts Options) (best, alt *mode
 				reason = "greedy plan kept"
 			}
 		}
+	}
+	// The local search's plan wins when it is cheaper than the MIP's (or the greedy's) and places as many pods.
+	if lsPlan != nil && lsPlan.Cost < best.Cost-1e-9 && lsPlan.Placed() >= best.Placed() {
+		if best.Solver == "mip" {
+			reason = fmt.Sprintf("local search's plan cheaper than the mip's ($%.4f/h)", best.Cost)
+		} else {
+			reason = "local search's plan cheaper than greedy's; " + reason
+		}
+		best, alt = lsPlan, nil
+		best.Status = model.StatusWithinGap
 	}
 	// With pools of different weights, the bound holds for the plans that put no more pods below their
 	// best weight than best does (docs/solver.md).

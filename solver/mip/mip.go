@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/packwright/packwright/model"
+	"github.com/packwright/packwright/solver/greedy"
 	"github.com/packwright/packwright/solver/highs"
 	"github.com/packwright/packwright/solver/internal/prep"
 )
@@ -28,6 +29,11 @@ type Options struct {
 	ExactPricingLimit time.Duration
 	// ExactPricingBudget bounds the HiGHS pricing solves of one column-generation round (default 30 ms).
 	ExactPricingBudget time.Duration
+	// AfterLP, when set, is called once column generation ends (the portfolio's local search waits for it).
+	AfterLP func()
+	// Incumbent, when set, is asked once before the integer master for a plan found beside the MIP (the
+	// portfolio's local search); a whole plan cheaper than the MIP's own start becomes the start.
+	Incumbent func() *model.Plan
 	// FixAbove is the number of whole new nodes in the LP above which they are fixed before the integer master
 	// (default 20; negative never fixes).
 	FixAbove int
@@ -216,6 +222,9 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 		}
 	}
 	res.Columns = len(m.cols)
+	if opts.AfterLP != nil {
+		opts.AfterLP()
+	}
 
 	// Integer master over the generated patterns, if any time is left.
 	if ctx.Err() != nil {
@@ -263,6 +272,15 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 			}
 		}
 	}
+	startPlan := bestOf(rounded, warm) // the plan that start holds
+	if opts.Incumbent != nil {
+		if ip := opts.Incumbent(); ip != nil && (startPlan == nil || ip.Cost < startPlan.Cost-1e-9) {
+			if s, whole, err := m.addWarm(ctx, ip); err == nil && whole {
+				start, startPlan = s, ip
+				res.MasterStatus = "from the local search's plan; "
+			}
+		}
+	}
 	// With many nodes, fix the LP's whole nodes (the floor of every pattern's value) and let HiGHS complete only
 	// the fractional remainder: the plan is then within a few nodes of the LP value, which a full integer search
 	// over thousands of columns would not reach in the time left. The greedy start would break those bounds.
@@ -293,12 +311,12 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	if err != nil {
 		return fail("integer master", err)
 	}
-	res.MasterStatus = ip.Status.String()
+	res.MasterStatus += ip.Status.String()
 	// The fixed master may finish well before the deadline with a plan some way above the bound (existing/aws/1000:
 	// 7% above in 0.3 s): search the whole master from the best start for the time left.
 	if res.Fixed && ip.Status == highs.StatusOptimal && time.Until(deadline) > 100*time.Millisecond &&
-		m.worthSearching(ip, bestOf(rounded, warm), res.LowerBound) {
-		if ip2, err := m.searchUnfixed(ctx, ip, unfixedStart, bestOf(rounded, warm)); err != nil {
+		m.worthSearching(ip, startPlan, res.LowerBound) {
+		if ip2, err := m.searchUnfixed(ctx, ip, unfixedStart, startPlan); err != nil {
 			return fail("unfixed integer master", err)
 		} else if ip2 != nil {
 			ip, res.MasterStatus = ip2, res.MasterStatus+"; unfixed: "+ip2.Status.String()
@@ -311,7 +329,7 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 		if !m.placesAll(res.Plan) && time.Until(deadline) > 0 {
 			partial := *res.Plan
 			partial.Unschedulable = nil
-			cp, err := complete(c.Src, &partial)
+			cp, err := greedy.Complete(c.Src, &partial)
 			if err == nil {
 				res.Plan, res.MasterStatus = cp, res.MasterStatus+"; completed by greedy"
 			}

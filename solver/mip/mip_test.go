@@ -388,7 +388,7 @@ func TestPlanKeepsZoneRulesOfASlackSolution(t *testing.T) {
 	}
 	partial := *plan
 	partial.Unschedulable = nil
-	full, err := complete(p, &partial)
+	full, err := greedy.Complete(p, &partial)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,82 @@
+package greedy
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/packwright/packwright/model"
+)
+
+// spreadProblem has services with self hostname anti-affinity and zone spread, as in the benchmark's spread
+// workload, where the greedy's first plan leaves most room for a search to find.
+func spreadProblem(seed uint64, services int) *model.Problem {
+	r := rand.New(rand.NewPCG(seed, 3))
+	zones := []string{"a", "b", "c"}
+	var groups []model.PodGroup
+	for i := range services {
+		g := group(fmt.Sprintf("svc%d", i), 3+r.IntN(10), []int64{250, 500, 1000, 2000}[r.IntN(4)], []int64{gi / 2, gi, 2 * gi, 4 * gi}[r.IntN(4)])
+		switch i % 3 {
+		case 0:
+			selfAnti(&g, model.LabelHostname)
+		case 1:
+			zoneSpread(&g, 1)
+		default:
+			selfAnti(&g, model.LabelHostname)
+			zoneSpread(&g, 1)
+		}
+		groups = append(groups, g)
+	}
+	return problem(groups, kwok(zones...), zones...)
+}
+
+// Improve returns a valid plan that places every pod the start placed and costs no more, and on these problems
+// it finds cheaper plans than the greedy's.
+func TestImproveFindsCheaperValidPlans(t *testing.T) {
+	cheaper := 0
+	for seed := uint64(1); seed <= 6; seed++ {
+		var p *model.Problem
+		if seed%2 == 0 {
+			p = mixedProblem(30, seed)
+		} else {
+			p = spreadProblem(seed, 12)
+		}
+		start := solve(t, p)
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		found := 0
+		got := Improve(ctx, p, start, seed, func(*model.Plan) { found++ })
+		cancel()
+		if err := got.Validate(p); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if got.Cost > start.Cost+1e-9 || got.Placed() < start.Placed() {
+			t.Fatalf("seed %d: $%.4f/h placing %d, start $%.4f/h placing %d", seed, got.Cost, got.Placed(), start.Cost, start.Placed())
+		}
+		if got.Cost < start.Cost-1e-9 {
+			cheaper++
+			if got.Solver != LocalSearch || found == 0 {
+				t.Fatalf("seed %d: cheaper plan with solver %q after %d reports", seed, got.Solver, found)
+			}
+		}
+		t.Logf("seed %d: greedy $%.4f/h, search $%.4f/h", seed, start.Cost, got.Cost)
+	}
+	if cheaper < 4 {
+		t.Fatalf("cheaper than greedy on %d of 6 problems, want at least 4", cheaper)
+	}
+}
+
+// Without a deadline, or with one already passed, Improve returns the start itself.
+func TestImproveNeedsTime(t *testing.T) {
+	p := mixedProblem(30, 1)
+	start := solve(t, p)
+	if got := Improve(context.Background(), p, start, 1, nil); got != start {
+		t.Fatal("no deadline: want the start back")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), -time.Second)
+	defer cancel()
+	if got := Improve(ctx, p, start, 1, nil); got != start {
+		t.Fatal("deadline passed: want the start back")
+	}
+}

@@ -1,0 +1,115 @@
+package solver
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/packwright/packwright/model"
+	"github.com/packwright/packwright/solver/greedy"
+)
+
+// spreadServices is a problem of services with hostname anti-affinity and zone spread on three families of
+// offerings in three zones: greedy's plans for it leave room that the local search takes back.
+func spreadServices(seed uint64, services int) *model.Problem {
+	r := rand.New(rand.NewPCG(seed, 11))
+	zones := []string{"a", "b", "c"}
+	p := &model.Problem{Zones: zones, Pools: []model.NodePool{{Name: "default"}}}
+	for _, f := range []struct {
+		name   string
+		gibCPU int64
+		perCPU float64
+	}{{"c", 2, 0.0425}, {"m", 4, 0.048}, {"r", 8, 0.063}} {
+		for _, cpu := range []int64{2, 4, 8, 16, 32} {
+			for _, z := range zones {
+				it := fmt.Sprintf("%s%d", f.name, cpu)
+				res := model.Resources{model.CPU: cpu * 1000, model.Memory: cpu * f.gibCPU * model.Gi, model.Pods: 110}
+				p.Offerings = append(p.Offerings, model.Offering{ID: it + "/" + z, NodePool: "default", InstanceType: it, Zone: z,
+					CapacityType: model.OnDemand, Price: f.perCPU * float64(cpu), Capacity: res.Clone(), Allocatable: res,
+					Labels: map[string]string{model.LabelZone: z, model.LabelInstanceType: it, model.LabelNodePool: "default"}})
+			}
+		}
+	}
+	for i := range services {
+		name := fmt.Sprintf("svc%d", i)
+		g := model.PodGroup{Name: name, Namespace: "default", Labels: map[string]string{"app": name},
+			Requests: model.Resources{model.CPU: []int64{250, 500, 1000, 2000}[r.IntN(4)], model.Memory: []int64{model.Gi / 2, model.Gi, 2 * model.Gi, 4 * model.Gi}[r.IntN(4)], model.Pods: 1}}
+		sel := &model.LabelSelector{MatchLabels: map[string]string{"app": name}}
+		if i%3 != 1 {
+			g.PodAntiAffinity = []model.PodAffinityTerm{{Selector: sel, TopologyKey: model.LabelHostname}}
+		}
+		if i%3 != 0 {
+			g.TopologySpread = []model.TopologySpread{{MaxSkew: 1, TopologyKey: model.LabelZone, WhenUnsatisfiable: model.DoNotSchedule, Selector: sel}}
+		}
+		for j := range 6 + r.IntN(12) {
+			g.Pods = append(g.Pods, model.PodRef{Namespace: "default", Name: fmt.Sprintf("%s-%d", name, j)})
+		}
+		p.Groups = append(p.Groups, g)
+	}
+	return p
+}
+
+// The search beside the MIP does not begin before the MIP's LP has ended, then offers the MIP its cheaper plans
+// as they come, and its result is a valid local-search plan cheaper than its start. A search never started is
+// a nil *localSearch whose methods do nothing.
+func TestLocalSearchBesideTheMIP(t *testing.T) {
+	var none *localSearch
+	none.lpEnded()
+	none.stop()
+	if none.incumbent() != nil || none.wait(nil) != nil {
+		t.Fatal("a search never started has a plan")
+	}
+
+	cheaper := 0
+	for seed := uint64(1); seed <= 3; seed++ {
+		p := spreadServices(seed, 45)
+		if err := p.Validate(); err != nil {
+			t.Fatalf("test problem invalid: %v", err)
+		}
+		start, err := greedy.Solve(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+		s := startLocalSearch(ctx, p, start)
+		time.Sleep(200 * time.Millisecond)
+		if s.incumbent() != nil {
+			t.Fatalf("seed %d: the search found a plan before the LP ended", seed)
+		}
+		s.lpEnded()
+		s.lpEnded() // the MIP may signal more than once
+		got := s.wait(p)
+		cancel()
+		if got == nil {
+			t.Logf("seed %d: no cheaper plan than greedy's $%.4f/h", seed, start.Cost)
+			continue
+		}
+		if got.Solver != greedy.LocalSearch || got.Cost >= start.Cost || got.Placed() < start.Placed() {
+			t.Fatalf("seed %d: search returned a %s plan of $%.4f/h placing %d, from greedy's $%.4f/h placing %d",
+				seed, got.Solver, got.Cost, got.Placed(), start.Cost, start.Placed())
+		}
+		if inc := s.incumbent(); inc == nil || inc.Cost > got.Cost+1e-9 {
+			t.Fatalf("seed %d: the MIP was not offered the search's plan of $%.4f/h (incumbent %v)", seed, got.Cost, inc)
+		}
+		cheaper++
+		t.Logf("seed %d: %d pods, greedy $%.4f/h, local search $%.4f/h", seed, start.Placed(), start.Cost, got.Cost)
+	}
+	if cheaper < 2 {
+		t.Errorf("the search beat greedy on %d of 3 problems, want at least 2", cheaper)
+	}
+
+	// A search whose time is up before the LP ends returns nothing.
+	p := spreadServices(1, 45)
+	start, err := greedy.Solve(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := startLocalSearch(ctx, p, start)
+	cancel()
+	if got := s.wait(p); got != nil {
+		t.Fatalf("a search cancelled before it began returned a plan of $%.4f/h", got.Cost)
+	}
+}
