@@ -259,18 +259,7 @@ func TestDive(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		m, err := newMaster(ctx, c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		inst, err := highs.New(ctx, highs.Options{Presolve: "off"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m.inst = inst
-		if err := m.build(ctx); err != nil {
-			t.Fatal(err)
-		}
+		m := builtMaster(t, ctx, c)
 		if err := m.addSingles(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -278,7 +267,7 @@ func TestDive(t *testing.T) {
 		opts.defaults()
 		var lp *highs.Result
 		for round := 0; round < 30; round++ {
-			if lp, err = inst.Run(ctx); err != nil || lp.Status != highs.StatusOptimal {
+			if lp, err = m.inst.Run(ctx); err != nil || lp.Status != highs.StatusOptimal {
 				t.Fatalf("seed %d: LP: %v %v", seed, err, lp)
 			}
 			cols, _ := m.price(ctx, lp.RowDuals, opts, time.Now().Add(time.Second))
@@ -289,7 +278,7 @@ func TestDive(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if lp, err = inst.Run(ctx); err != nil {
+		if lp, err = m.inst.Run(ctx); err != nil {
 			t.Fatal(err)
 		}
 		before := lp.Objective
@@ -307,14 +296,13 @@ func TestDive(t *testing.T) {
 			}
 			t.Logf("seed %d: LP %.4f, dive %.4f", seed, before, plan.Cost)
 		}
-		after, err := inst.Run(ctx)
+		after, err := m.inst.Run(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if after.Objective > before+1e-6 {
 			t.Fatalf("seed %d: LP %.6f after the dive, %.6f before: bounds left fixed", seed, after.Objective, before)
 		}
-		inst.Close()
 		cancel()
 	}
 	if plans == 0 {
@@ -342,19 +330,7 @@ func TestPlanKeepsZoneRulesOfASlackSolution(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	m, err := newMaster(ctx, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	inst, err := highs.New(ctx, highs.Options{Presolve: "off"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer inst.Close()
-	m.inst = inst
-	if err := m.build(ctx); err != nil {
-		t.Fatal(err)
-	}
+	m := builtMaster(t, ctx, c)
 	// One node per pod in each zone: 5 in z1, 1 in z2, 1 in z3 (skew 4).
 	want := map[string]int{"z1": 5, "z2": 1, "z3": 1}
 	var ps []pattern
@@ -398,4 +374,24 @@ func TestPlanKeepsZoneRulesOfASlackSolution(t *testing.T) {
 	if full.Placed() != 7 {
 		t.Fatalf("completed plan places %d pods, want 7", full.Placed())
 	}
+}
+
+// builtMaster is the restricted master of c on a HiGHS instance without presolve, built; the instance is closed
+// when the test ends.
+func builtMaster(t *testing.T, ctx context.Context, c *prep.Problem) *master {
+	t.Helper()
+	m, err := newMaster(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := highs.New(ctx, highs.Options{Presolve: "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inst.Close() })
+	m.inst = inst
+	if err := m.build(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
