@@ -323,3 +323,55 @@ func portfolioVsGreedy(t *testing.T, trial int, p *model.Problem, d time.Duratio
 	}
 	return g, plan
 }
+
+// Two Deployments share the zone spread's selector (app=web, as during a rollout): the rule bounds their sum per
+// zone, so the big pods may share zone a while the small ones take zone b. A bound from per-group zone rows
+// (each group balanced on its own, $2/h) would be above that valid plan's $1.4/h.
+func TestSharedZoneSpreadBound(t *testing.T) {
+	if !highs.Available() {
+		t.Fatal("HiGHS is not linked: build with cgo and hack/install-highs.sh")
+	}
+	offering := func(id, zone string, cpu int64, price float64) model.Offering {
+		return model.Offering{ID: id, NodePool: "default", InstanceType: id, Zone: zone, CapacityType: "on-demand", Price: price,
+			Labels:      map[string]string{model.LabelZone: zone},
+			Capacity:    model.Resources{model.CPU: cpu, model.Pods: 110},
+			Allocatable: model.Resources{model.CPU: cpu, model.Pods: 110}}
+	}
+	sel := &model.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+	group := func(name string, cpu int64) model.PodGroup {
+		g := model.PodGroup{Name: name, Namespace: "default", Labels: map[string]string{"app": "web", "pod-template-hash": name},
+			Requests:       model.Resources{model.CPU: cpu, model.Pods: 1},
+			TopologySpread: []model.TopologySpread{{MaxSkew: 1, TopologyKey: model.LabelZone, WhenUnsatisfiable: model.DoNotSchedule, Selector: sel}}}
+		for i := range 2 {
+			g.Pods = append(g.Pods, model.PodRef{Namespace: "default", Name: fmt.Sprintf("%s-%d", name, i)})
+		}
+		return g
+	}
+	p := &model.Problem{Zones: []string{"a", "b"}, Pools: []model.NodePool{{Name: "default"}},
+		Offerings: []model.Offering{offering("big-a", "a", 6000, 1), offering("small-b", "b", 2000, 0.4), offering("big-b", "b", 6000, 1)},
+		Groups:    []model.PodGroup{group("big", 3000), group("small", 1000)}}
+	// Both big pods on one node in zone a, both small ones on one node in zone b: two web pods in each zone.
+	split := &model.Plan{Solver: "hand", Cost: 1.4, NewNodes: []model.NewNode{
+		{Offering: 0, Pods: []model.GroupCount{{Group: 0, Count: 2}}},
+		{Offering: 1, Pods: []model.GroupCount{{Group: 1, Count: 2}}}}}
+	if err := split.Validate(p); err != nil {
+		t.Fatalf("the hand-made plan is invalid: %v", err)
+	}
+	for _, kind := range []Kind{Greedy, Auto} {
+		plan, err := Solve(context.Background(), p, Options{Deadline: 2 * time.Second, Kind: kind})
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		if err := plan.Validate(p); err != nil {
+			t.Fatalf("%s: invalid plan: %v", kind, err)
+		}
+		t.Logf("%s: $%.4f/h, bound $%.4f/h, %s %s", kind, plan.Cost, plan.LowerBound, plan.Status, plan.StatusReason)
+		if plan.LowerBound > split.Cost+1e-9 {
+			t.Fatalf("%s: lower bound $%.4f/h is above the valid plan's $%.4f/h (plan $%.4f/h, %s)", kind, plan.LowerBound,
+				split.Cost, plan.Cost, plan.Status)
+		}
+		if kind == Auto && plan.Cost > split.Cost+1e-9 {
+			t.Fatalf("auto: $%.4f/h, dearer than the valid plan's $%.4f/h", plan.Cost, split.Cost)
+		}
+	}
+}

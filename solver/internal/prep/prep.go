@@ -310,6 +310,11 @@ func (c *Problem) group(gi int) Group {
 		}
 		self := s.Selector != nil && s.Selector.Matches(g.Labels)
 		switch {
+		case s.TopologyKey == model.LabelZone && self && c.selectsOther(gi, s.Selector):
+			// The rule counts the pods of other pending groups too, so it bounds their sum per zone: rows on
+			// this group's pods alone would be stricter than the rule (a plan may balance the two groups
+			// together), not a relaxation of it, and a bound on them would not hold.
+			c.relax(fmt.Sprintf("group %s: zone topology spread whose selector matches other pending groups", g.Name))
 		case s.TopologyKey == model.LabelZone && self:
 			if cg.ZoneSkew == 0 || int(s.MaxSkew) < cg.ZoneSkew {
 				cg.ZoneSkew = int(s.MaxSkew)
@@ -427,6 +432,17 @@ func (c *Problem) buildBoundKinds() {
 			}
 		}
 	}
+}
+
+// selectsOther reports whether selector sel matches a pending group other than gi in gi's namespace.
+func (c *Problem) selectsOther(gi int, sel *model.LabelSelector) bool {
+	ns := c.Src.Groups[gi].Namespace
+	for _, h := range c.Candidates(sel) {
+		if g := &c.Src.Groups[h]; h != gi && g.Demand() > 0 && g.Namespace == ns && sel.Matches(g.Labels) {
+			return true
+		}
+	}
+	return false
 }
 
 // countsForZone reports whether a bound pod counts towards g's zone spread or zone anti-affinity.
