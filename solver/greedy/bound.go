@@ -115,6 +115,7 @@ func (s *solver) lowerBound(initFree [][]int64) float64 {
 		best = max(best, need-saving)
 	}
 	best = max(best, s.dualBound(union, onExisting, initFree))
+	best = max(best, s.zoneDualBound(union, onExisting, initFree))
 	for g := 0; g < G; g++ {
 		if s.placed[g] > 0 && (len(s.rule[g].ports) > 0 || s.selfHostAnti(g)) {
 			best = max(best, float64(max(s.placed[g]-nodesFor[g], 0))*minPrice[g])
@@ -173,6 +174,171 @@ func (s *solver) boundOfferings(g int) []int {
 		if pg.Compatible(labels, off.Taints) {
 			out = append(out, o)
 		}
+	}
+	return out
+}
+
+// zoneDualBound is dualBound with prices per zone, for plans whose zone rules force pods into dearer zones
+// (spot prices differ by zone by 10% or more). For each zone z, prices pi_z value no offering of z above its
+// price, so every new node in z costs at least the value at pi_z of its pods. A group whose zone spread or
+// zone anti-affinity forces at least m_z of its pods into zone z (zoneFloor) pays at least m_z of them at
+// pi_z and the rest at its cheapest zone's. Pods on existing nodes save at most what dualBound says, each
+// valued at its dearest zone's prices. It is 0 when no group has a zone rule that forces anything.
+func (s *solver) zoneDualBound(union, onExisting []int, initFree [][]int64) float64 {
+	Z := len(s.c.Zones)
+	if Z < 2 {
+		return 0
+	}
+	G := len(s.p.Groups)
+	floor := make([][]int, G)
+	forcing := false
+	for g, x := range s.placed {
+		if x > 0 {
+			if floor[g] = s.zoneFloor(g, x); floor[g] != nil {
+				forcing = true
+			}
+		}
+	}
+	if !forcing {
+		return 0
+	}
+	byZone := make([][]int, Z)
+	for _, o := range union {
+		z := s.c.Offerings[o].Zone
+		if z < 0 {
+			return 0 // a node in no zone would need prices of its own; no catalog has one
+		}
+		byZone[z] = append(byZone[z], o)
+	}
+	// Price each zone for the demand it must take plus an even share of the rest: any prices are valid, these
+	// aim at a large bound.
+	demand := make([][]float64, Z)
+	for z := range demand {
+		demand[z] = make([]float64, s.dims)
+	}
+	for g, x := range s.placed {
+		if x == 0 {
+			continue
+		}
+		free := float64(x)
+		for z := range floor[g] {
+			free -= float64(floor[g][z])
+		}
+		for z := range Z {
+			n := free / float64(Z)
+			if floor[g] != nil {
+				n += float64(floor[g][z])
+			}
+			for k, q := range s.req[g] {
+				demand[z][k] += n * float64(q)
+			}
+		}
+	}
+	pi := make([][]float64, Z)
+	for z := range Z {
+		pi[z] = s.dualPrices(s.dualHull(byZone[z]), demand[z])
+	}
+	need, fits := 0.0, 0.0
+	for g, x := range s.placed {
+		if x == 0 {
+			continue
+		}
+		// v[z] values a pod of g on a new node in zone z; a zone with no offering for g holds none of its pods on
+		// new nodes (0 keeps the bound valid), and the cheapest zone that has one takes the pods not forced.
+		has := make([]bool, Z)
+		for _, o := range s.boundOfferings(g) {
+			if z := s.c.Offerings[o].Zone; z >= 0 {
+				has[z] = true
+			}
+		}
+		vmin, vmax := math.Inf(1), 0.0
+		v := make([]float64, Z)
+		for z := range Z {
+			if has[z] {
+				v[z] = dot(s.req[g], pi[z])
+				vmin = min(vmin, v[z])
+			}
+			vmax = max(vmax, v[z])
+		}
+		if math.IsInf(vmin, 1) {
+			continue // no new node can hold it: it costs nothing here
+		}
+		free := x
+		for z, m := range floor[g] {
+			need += float64(m) * v[z]
+			free -= m
+		}
+		need += float64(free) * vmin
+		fits += float64(min(onExisting[g], x)) * vmax
+	}
+	room := 0.0
+	for n := range initFree {
+		zpi := pi[0]
+		if z := s.c.Nodes[n].Zone; z >= 0 {
+			zpi = pi[z]
+		} else {
+			zpi = make([]float64, s.dims) // a node in no zone: the dearest price of each resource
+			for z := range Z {
+				for k := range zpi {
+					zpi[k] = max(zpi[k], pi[z][k])
+				}
+			}
+		}
+		for k, f := range initFree[n] {
+			room += float64(max(f, 0)) * zpi[k]
+		}
+	}
+	return need - min(room, fits)
+}
+
+// zoneFloor is the least number of g's x pods that any valid plan puts in each zone, or nil when its zone
+// rules force none.
+//
+// Zone spread (maxSkew s over the group's Z eligible zones, counted by model.Plan.Validate on the zones that
+// receive pods): with no bound pods of the rule, a zone that receives none leaves the minimum at 0 and every
+// zone at most s, and a zone that receives some is within s of the minimum, so n_z >= n_max - s either way;
+// the n sum to x, so n_z >= ceil((x - s(Z-1)) / Z). Bound pods break that (a full zone that receives nothing
+// does not raise the others), so they turn the spread part off. prep leaves out a spread whose selector
+// matches other pending groups, whose pods would count too.
+//
+// Zone anti-affinity: at most u_z = cap - bound more in zone z, so a zone takes at least what the others
+// cannot.
+func (s *solver) zoneFloor(g, x int) []int {
+	cg := &s.c.Groups[g]
+	if (cg.ZoneSkew <= 0 && cg.ZoneCap <= 0) || len(cg.Zones) < 2 {
+		return nil
+	}
+	out := make([]int, len(s.c.Zones))
+	forced := false
+	bound := false
+	for _, z := range cg.Zones {
+		bound = bound || cg.ZoneBase[z] != 0
+	}
+	if Z := len(cg.Zones); cg.ZoneSkew > 0 && !bound {
+		if lo := x - cg.ZoneSkew*(Z-1); lo > 0 {
+			t := (lo + Z - 1) / Z
+			for _, z := range cg.Zones {
+				out[z], forced = t, true
+			}
+		}
+	}
+	if cg.ZoneCap > 0 {
+		room := 0
+		for _, z := range cg.Zones {
+			room += max(cg.ZoneCap-cg.ZoneBase[z], 0)
+		}
+		for _, z := range cg.Zones {
+			if m := x - (room - max(cg.ZoneCap-cg.ZoneBase[z], 0)); m > out[z] {
+				out[z], forced = m, true
+			}
+		}
+	}
+	// No zone can be forced to take more than the group has.
+	for z := range out {
+		out[z] = min(out[z], x)
+	}
+	if !forced {
+		return nil
 	}
 	return out
 }
