@@ -48,6 +48,37 @@ type column struct {
 // zoneRow is a zone rule row of one group: +1 for pods in zone plus, -1 for zone minus (-1: none).
 type zoneRow struct {
 	row, mg, plus, minus int
+	floor                bool // the row has a lower bound above zero (zoneBox)
+}
+
+// zoneBox states a zone spread of maxSkew 1 as a range of pods per zone: with T pods of the group in its k zones
+// (bound and pending), every zone ends with floor(T/k) or floor(T/k)+1 of them, so the pending pods in zone z
+// number between lo[z] and hi[z]. In whole numbers that is the pairwise rule exactly; in the LP it is tighter
+// (the pairwise rows allow 1.8, 1.4 and 0.8 of 4 pods) and it is k rows instead of k(k-1). ok is false for
+// other skews, and when a zone's bound pods already exceed the range (the pairwise rows and their slack then
+// say how far).
+func zoneBox(g *prep.Group) (lo, hi map[int]float64, ok bool) {
+	if g.ZoneSkew != 1 || len(g.Zones) < 2 {
+		return nil, nil, false
+	}
+	k := len(g.Zones)
+	total := g.Demand
+	for _, z := range g.Zones {
+		total += g.ZoneBase[z]
+	}
+	level, extra := total/k, 0
+	if total%k != 0 {
+		extra = 1
+	}
+	lo, hi = make(map[int]float64, k), make(map[int]float64, k)
+	for _, z := range g.Zones {
+		b := g.ZoneBase[z]
+		if b > level+extra {
+			return nil, nil, false
+		}
+		lo[z], hi[z] = float64(max(0, level-b)), float64(level+extra-b)
+	}
+	return lo, hi, true
 }
 
 type poolRow struct{ row, pool, k int }
@@ -226,7 +257,11 @@ func (m *master) build(ctx context.Context) error {
 		}
 		g := &c.Groups[mg.g]
 		first := len(m.zoneRows)
-		if g.ZoneSkew > 0 {
+		if lo, hi, ok := zoneBox(g); ok {
+			for _, z := range g.Zones {
+				m.zoneRows = append(m.zoneRows, zoneRow{row: row(lo[z], hi[z]), mg: i, plus: z, minus: -1, floor: lo[z] > 0})
+			}
+		} else if g.ZoneSkew > 0 {
 			for _, a := range g.Zones {
 				for _, b := range g.Zones {
 					if a != b {
@@ -266,6 +301,9 @@ func (m *master) build(ctx context.Context) error {
 	}
 	for _, zr := range m.zoneRows {
 		b.add(m.penalty, 0, highs.Inf, []int{zr.row}, []float64{-1}, column{kind: colRowSlk, mg: zr.mg})
+		if zr.floor {
+			b.add(m.penalty, 0, highs.Inf, []int{zr.row}, []float64{1}, column{kind: colRowSlk, mg: zr.mg})
+		}
 	}
 	for i, mg := range m.groups {
 		for _, e := range c.Groups[mg.g].Nodes {
