@@ -22,7 +22,9 @@ type localSearch struct {
 	lpDone chan struct{}
 	once   sync.Once
 	latest atomic.Pointer[model.Plan] // the cheapest plan so far, for the MIP's integer master
-	result chan *model.Plan
+	// offered is the cheapest plan the MIP has offered (its rounded LP, its dive), for the search to go on from.
+	offered atomic.Pointer[model.Plan]
+	result  chan *model.Plan
 }
 
 // startLocalSearch starts the search from plan start of p, to end with ctx.
@@ -35,7 +37,7 @@ func startLocalSearch(ctx context.Context, p *model.Problem, start *model.Plan) 
 		case <-s.lpDone:
 		case <-ctx.Done():
 		}
-		s.result <- greedy.Improve(ctx, p, &from, 1, s.latest.Store)
+		s.result <- greedy.ImproveWith(ctx, p, &from, 1, s.latest.Store, s.offered.Load)
 	}()
 	return s
 }
@@ -44,6 +46,23 @@ func startLocalSearch(ctx context.Context, p *model.Problem, start *model.Plan) 
 func (s *localSearch) lpEnded() {
 	if s != nil {
 		s.once.Do(func() { close(s.lpDone) })
+	}
+}
+
+// offer hands the search a valid plan found by the MIP; the search goes on from it when it is cheaper than the
+// search's own (greedy.ImproveWith). It may be called from any goroutine.
+func (s *localSearch) offer(p *model.Plan) {
+	if s == nil || p == nil {
+		return
+	}
+	for {
+		old := s.offered.Load()
+		if old != nil && old.Cost <= p.Cost {
+			return
+		}
+		if s.offered.CompareAndSwap(old, p) {
+			return
+		}
 	}
 }
 

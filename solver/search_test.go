@@ -113,3 +113,17 @@ func TestLocalSearchBesideTheMIP(t *testing.T) {
 		t.Fatalf("a search cancelled before it began returned a plan of $%.4f/h", got.Cost)
 	}
 }
+
+// offer keeps the cheapest plan offered, for the search to go on from.
+func TestLocalSearchOfferKeepsTheCheapest(t *testing.T) {
+	var none *localSearch
+	none.offer(&model.Plan{Cost: 1}) // a search never started ignores offers
+	s := &localSearch{}
+	for _, c := range []float64{5, 3, 4, 3} {
+		s.offer(&model.Plan{Cost: c})
+	}
+	s.offer(nil)
+	if got := s.offered.Load(); got == nil || got.Cost != 3 {
+		t.Fatalf("offered plan %v, want the $3/h one", got)
+	}
+}

@@ -119,7 +119,7 @@ func solve(ctx context.Context, p *model.Problem, opts Options) (best, alt *mode
 		var search *localSearch
 		if !residents && !c.Tiered && placeable(c) >= LocalSearchPods {
 			search = startLocalSearch(mctx, p, g)
-			opts.MIP.AfterLP, opts.MIP.Incumbent = search.lpEnded, search.incumbent
+			opts.MIP.AfterLP, opts.MIP.Incumbent, opts.MIP.Found = search.lpEnded, search.incumbent, search.offer
 		}
 		res, err := mip.Solve(mctx, c, warm, opts.MIP)
 		// A MIP plan within 0.2% of its bound ends the search: it could gain little more, and the decision is

@@ -80,3 +80,40 @@ func TestImproveNeedsTime(t *testing.T) {
 		t.Fatal("deadline passed: want the start back")
 	}
 }
+
+// ImproveWith goes on from a cheaper plan offered while it runs: from the greedy plan with one seed it ends at
+// some cost; offered a cheaper plan (found with another seed and more time), the same search ends no dearer than
+// that plan.
+func TestImproveWithGoesOnFromAnOfferedPlan(t *testing.T) {
+	informative := 0
+	for seed := uint64(1); seed <= 4; seed++ {
+		p := mixedProblem(40, seed)
+		start := solve(t, p)
+		run := func(d time.Duration, seed uint64, offered func() *model.Plan) *model.Plan {
+			ctx, cancel := context.WithTimeout(context.Background(), d)
+			defer cancel()
+			got := ImproveWith(ctx, p, start, seed, nil, offered)
+			if err := got.Validate(p); err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
+			}
+			return got
+		}
+		alone := run(100*time.Millisecond, seed, nil)
+		better := run(500*time.Millisecond, seed+100, nil)
+		if better.Cost >= alone.Cost-1e-9 {
+			continue // nothing cheaper to offer
+		}
+		informative++
+		asked := 0
+		got := run(100*time.Millisecond, seed, func() *model.Plan { asked++; return better })
+		if asked == 0 {
+			t.Fatalf("seed %d: the offered plan was never asked for", seed)
+		}
+		if got.Cost > better.Cost+1e-9 || got.Placed() < better.Placed() {
+			t.Errorf("seed %d: offered $%.4f/h, ended at $%.4f/h (alone $%.4f/h)", seed, better.Cost, got.Cost, alone.Cost)
+		}
+	}
+	if informative == 0 {
+		t.Fatal("no problem where a longer search found a cheaper plan to offer")
+	}
+}

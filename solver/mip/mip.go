@@ -34,6 +34,9 @@ type Options struct {
 	// Incumbent, when set, is asked once before the integer master for a plan found beside the MIP (the
 	// portfolio's local search); a whole plan cheaper than the MIP's own start becomes the start.
 	Incumbent func() *model.Plan
+	// Found, when set, is called with each valid plan the MIP finds before its integer master (the rounded LP,
+	// the dive's plan), for the portfolio's local search to go on from.
+	Found func(*model.Plan)
 	// FixAbove is the number of whole new nodes in the LP above which they are fixed before the integer master
 	// (default 20; negative never fixes).
 	FixAbove int
@@ -249,6 +252,9 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 		case rp := <-done:
 			if rp != nil && (!warmWhole || rp.Cost < warm.Cost-1e-9) {
 				rounded = rp
+				if opts.Found != nil {
+					opts.Found(rp)
+				}
 				if s, _, err := m.addWarm(ctx, rp); err == nil {
 					start = s
 				}
@@ -267,6 +273,9 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 		if dp != nil && dp.Validate(c.Src) == nil && (rounded == nil || dp.Cost < rounded.Cost-1e-9) &&
 			(!warmWhole || dp.Cost < warm.Cost-1e-9) {
 			rounded = dp
+			if opts.Found != nil {
+				opts.Found(dp)
+			}
 			if s, _, err := m.addWarm(ctx, dp); err == nil {
 				start = s
 			}

@@ -395,3 +395,31 @@ func builtMaster(t *testing.T, ctx context.Context, c *prep.Problem) *master {
 	}
 	return m
 }
+
+// The MIP reports the plans it finds before its integer master (the rounded LP, the dive's), each valid, for the
+// portfolio's local search to go on from.
+func TestMIPReportsItsPlansAsFound(t *testing.T) {
+	p := randomProblem(3, 12, 20)
+	c, err := prep.Compile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	var found []*model.Plan
+	res, err := Solve(ctx, c, nil, Options{Found: func(pl *model.Plan) { found = append(found, pl) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) == 0 {
+		t.Fatalf("no plan reported (master status %q)", res.MasterStatus)
+	}
+	for i, pl := range found {
+		if err := pl.Validate(p); err != nil {
+			t.Errorf("plan %d reported as found: %v", i, err)
+		}
+		if res.Plan == nil || res.Plan.Cost > pl.Cost+1e-9 {
+			t.Errorf("plan %d reported at $%.4f/h, the MIP returned %v", i, pl.Cost, res.Plan)
+		}
+	}
+}
