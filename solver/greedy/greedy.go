@@ -66,22 +66,54 @@ func SolveCompiled(c *prep.Problem) (*model.Plan, error) {
 func SolveCompiledPair(c *prep.Problem) (best, inOrder *model.Plan, err error) {
 	began := time.Now()
 	filled, valued, err := solveCompiled(c, false)
-	if err != nil || !valued {
-		return filled, filled, err
-	}
-	if inOrder, _, err = solveCompiled(c, true); err != nil {
+	if err != nil {
 		return nil, nil, err
 	}
-	best = filled
-	if inOrder.Placed() >= filled.Placed() && inOrder.Cost < filled.Cost-1e-9 {
-		best = inOrder
+	best, inOrder = filled, filled
+	if valued {
+		if inOrder, _, err = solveCompiled(c, true); err != nil {
+			return nil, nil, err
+		}
+		if inOrder.Placed() >= filled.Placed() && inOrder.Cost < filled.Cost-1e-9 {
+			best = inOrder
+		}
+		// Both bounds hold for placing the same pods; the better one goes with the plan.
+		if inOrder.Placed() == filled.Placed() {
+			best.LowerBound = min(max(filled.LowerBound, inOrder.LowerBound), best.Cost)
+		}
 	}
-	// Both bounds hold for placing the same pods; the better one goes with the plan.
-	if inOrder.Placed() == filled.Placed() {
-		best.LowerBound = min(max(filled.LowerBound, inOrder.LowerBound), best.Cost)
+	if sp := solveZoneSplit(c); sp != nil && sp.Placed() >= best.Placed() && sp.Cost < best.Cost-1e-9 {
+		// The split problem is a restriction of c, so its own bound is no bound on c: best's stays.
+		sp.LowerBound = min(best.LowerBound, sp.Cost)
+		if inOrder == best {
+			inOrder = sp
+		}
+		best = sp
 	}
 	best.Duration = time.Since(began)
 	return best, inOrder, nil
+}
+
+// solveZoneSplit plans c with its zone spreads split up front (splitZones) and returns the plan when it is
+// valid for c, else nil (also when no group has such a spread).
+func solveZoneSplit(c *prep.Problem) *model.Plan {
+	z := splitZones(c)
+	if z == nil {
+		return nil
+	}
+	sc, err := prep.Compile(z.p)
+	if err != nil {
+		return nil
+	}
+	sp, _, err := solveCompiled(sc, false)
+	if err != nil {
+		return nil
+	}
+	plan := z.planOf(sp)
+	if plan.Validate(c.Src) != nil {
+		return nil
+	}
+	return plan
 }
 
 // SolveCompiledInOrder is SolveCompiled without the fill of existing nodes by value (see fillExisting): the

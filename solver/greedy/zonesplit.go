@@ -1,0 +1,182 @@
+package greedy
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/packwright/packwright/model"
+	"github.com/packwright/packwright/solver/internal/prep"
+)
+
+// A zone spread of maxSkew 1 fixes how many of a group's pods each zone ends with, up to which zones take the
+// remainder: with T pods of the group in its k zones (bound and pending) each zone ends with floor(T/k) or one
+// more. Deciding that split up front, remainders to the cheapest zones, turns the group into one zone-pinned
+// group per zone, which the greedy packs with the other groups of that zone instead of balancing zones pod by
+// pod as it opens nodes. On the benchmark's spread workload it is the cheaper plan at 1,000 pods and more
+// (kwok 1,000: $7.31/h to $7.02/h; AWS 1,000: $5.64/h to $5.61/h) and the dearer one at 100, so both are made
+// and the cheaper valid one is kept.
+
+// maxSplitGroups caps the groups of a split problem: compiling it is quadratic in groups (spread, 5,000 pods:
+// 1,100 groups, 0.1 s; 20,000 pods: 0.46 s, more than the split can gain within a 1 s decision).
+const maxSplitGroups = 1500
+
+// zoneSplit is a problem with zone spreads split into zone-pinned groups, and the original group of each of its
+// groups.
+type zoneSplit struct {
+	p    *model.Problem
+	orig []int
+}
+
+// splitZones splits every group of c whose only zone rule is a maxSkew-1 zone spread that prep encodes on the
+// group alone (its selector matches no other pending group) into one group per zone. It returns nil when no
+// group qualifies.
+func splitZones(c *prep.Problem) *zoneSplit {
+	src := c.Src
+	// Zones by their cheapest price per allocatable CPU: the remainders go to the cheapest.
+	cheap := make([]float64, len(c.Zones))
+	for z := range cheap {
+		cheap[z] = -1
+	}
+	cpu := slices.Index(c.Res, model.CPU)
+	for _, o := range c.Offerings {
+		if o.Zone < 0 || cpu < 0 || o.Alloc[cpu] <= 0 {
+			continue
+		}
+		if v := o.Price / float64(o.Alloc[cpu]); cheap[o.Zone] < 0 || v < cheap[o.Zone] {
+			cheap[o.Zone] = v
+		}
+	}
+	out := &zoneSplit{p: new(model.Problem)}
+	*out.p = *src
+	out.p.Groups = make([]model.PodGroup, 0, len(src.Groups))
+	split := false
+	for gi := range src.Groups {
+		g, cg := &src.Groups[gi], &c.Groups[gi]
+		counts := zoneCounts(cg, cheap)
+		rest, ok := withoutZoneSpread(g)
+		if counts == nil || !ok || len(g.Pods) != cg.Demand {
+			out.p.Groups = append(out.p.Groups, *g)
+			out.orig = append(out.orig, gi)
+			continue
+		}
+		split = true
+		at := 0
+		for _, z := range cg.Zones {
+			n := counts[z]
+			if n == 0 {
+				continue
+			}
+			h := *g
+			h.TopologySpread = rest
+			h.NodeSelector = maps.Clone(g.NodeSelector)
+			if h.NodeSelector == nil {
+				h.NodeSelector = map[string]string{}
+			}
+			h.NodeSelector[model.LabelZone] = c.Zones[z]
+			h.Pods = g.Pods[at : at+n]
+			at += n
+			out.p.Groups = append(out.p.Groups, h)
+			out.orig = append(out.orig, gi)
+		}
+	}
+	if !split || len(out.p.Groups) > maxSplitGroups {
+		return nil
+	}
+	return out
+}
+
+// zoneCounts is the pending pods per zone (by zone index) for group g under its maxSkew-1 zone spread, or nil
+// when g has none or its bound pods leave no such split.
+func zoneCounts(g *prep.Group, cheap []float64) map[int]int {
+	if g.ZoneSkew != 1 || g.ZoneCap > 0 || len(g.Zones) < 2 || g.Impossible != "" || g.Demand == 0 {
+		return nil
+	}
+	k := len(g.Zones)
+	total := g.Demand
+	for _, z := range g.Zones {
+		total += g.ZoneBase[z]
+	}
+	level, extra := total/k, 0
+	if total%k != 0 {
+		extra = 1
+	}
+	counts := make(map[int]int, k)
+	left := g.Demand
+	var room []int // zones that may take one more
+	for _, z := range g.Zones {
+		b := g.ZoneBase[z]
+		if b > level+extra {
+			return nil
+		}
+		counts[z] = max(0, level-b)
+		left -= counts[z]
+		if level+extra-b > counts[z] {
+			room = append(room, z)
+		}
+	}
+	slices.SortStableFunc(room, func(a, b int) int {
+		switch {
+		case cheap[a] < cheap[b]:
+			return -1
+		case cheap[a] > cheap[b]:
+			return 1
+		}
+		return 0
+	})
+	if left < 0 || left > len(room) {
+		return nil
+	}
+	for _, z := range room[:left] {
+		counts[z]++
+	}
+	return counts
+}
+
+// withoutZoneSpread returns g's topology spreads without its DoNotSchedule maxSkew-1 zone spread; ok is false
+// when g has no such spread or more than one spread on the zone key.
+func withoutZoneSpread(g *model.PodGroup) (rest []model.TopologySpread, ok bool) {
+	n := 0
+	for _, ts := range g.TopologySpread {
+		if ts.TopologyKey != model.LabelZone {
+			rest = append(rest, ts)
+			continue
+		}
+		n++
+		if ts.MaxSkew != 1 || ts.WhenUnsatisfiable != model.DoNotSchedule || ts.MinDomains > 1 {
+			return nil, false
+		}
+	}
+	return rest, n == 1
+}
+
+// planOf maps plan sp of the split problem back onto the original groups.
+func (z *zoneSplit) planOf(sp *model.Plan) *model.Plan {
+	merge := func(pods []model.GroupCount) []model.GroupCount {
+		var out []model.GroupCount
+		for _, gc := range pods {
+			g := z.orig[gc.Group]
+			if i := slices.IndexFunc(out, func(o model.GroupCount) bool { return o.Group == g }); i >= 0 {
+				out[i].Count += gc.Count
+			} else {
+				out = append(out, model.GroupCount{Group: g, Count: gc.Count})
+			}
+		}
+		return out
+	}
+	out := &model.Plan{Status: sp.Status, Solver: sp.Solver, Cost: sp.Cost}
+	for _, e := range sp.Existing {
+		out.Existing = append(out.Existing, model.ExistingPlacement{Node: e.Node, Pods: merge(e.Pods)})
+	}
+	for _, nn := range sp.NewNodes {
+		out.NewNodes = append(out.NewNodes, model.NewNode{Offering: nn.Offering, Pods: merge(nn.Pods)})
+	}
+	for _, u := range sp.Unschedulable {
+		g := z.orig[u.Group]
+		if i := slices.IndexFunc(out.Unschedulable, func(o model.Unschedulable) bool { return o.Group == g }); i >= 0 {
+			out.Unschedulable[i].Count += u.Count
+		} else {
+			out.Unschedulable = append(out.Unschedulable, model.Unschedulable{Group: g, Count: u.Count, Reason: u.Reason})
+		}
+	}
+	return out
+}
