@@ -91,26 +91,17 @@ func zoneCounts(g *prep.Group, cheap []float64) map[int]int {
 	if g.ZoneSkew != 1 || g.ZoneCap > 0 || len(g.Zones) < 2 || g.Impossible != "" || g.Demand == 0 {
 		return nil
 	}
-	k := len(g.Zones)
-	total := g.Demand
-	for _, z := range g.Zones {
-		total += g.ZoneBase[z]
+	lo, hi, ok := g.ZoneRange()
+	if !ok {
+		return nil
 	}
-	level, extra := total/k, 0
-	if total%k != 0 {
-		extra = 1
-	}
-	counts := make(map[int]int, k)
+	counts := make(map[int]int, len(lo))
 	left := g.Demand
 	var room []int // zones that may take one more
 	for _, z := range g.Zones {
-		b := g.ZoneBase[z]
-		if b > level+extra {
-			return nil
-		}
-		counts[z] = max(0, level-b)
-		left -= counts[z]
-		if level+extra-b > counts[z] {
+		counts[z] = lo[z]
+		left -= lo[z]
+		if hi[z] > lo[z] {
 			room = append(room, z)
 		}
 	}

@@ -58,25 +58,13 @@ type zoneRow struct {
 // other skews, and when a zone's bound pods already exceed the range (the pairwise rows and their slack then
 // say how far).
 func zoneBox(g *prep.Group) (lo, hi map[int]float64, ok bool) {
-	if g.ZoneSkew != 1 || len(g.Zones) < 2 {
+	l, h, ok := g.ZoneRange()
+	if !ok {
 		return nil, nil, false
 	}
-	k := len(g.Zones)
-	total := g.Demand
-	for _, z := range g.Zones {
-		total += g.ZoneBase[z]
-	}
-	level, extra := total/k, 0
-	if total%k != 0 {
-		extra = 1
-	}
-	lo, hi = make(map[int]float64, k), make(map[int]float64, k)
-	for _, z := range g.Zones {
-		b := g.ZoneBase[z]
-		if b > level+extra {
-			return nil, nil, false
-		}
-		lo[z], hi[z] = float64(max(0, level-b)), float64(level+extra-b)
+	lo, hi = make(map[int]float64, len(l)), make(map[int]float64, len(h))
+	for z := range l {
+		lo[z], hi[z] = float64(l[z]), float64(h[z])
 	}
 	return lo, hi, true
 }

@@ -630,3 +630,31 @@ func sharePort(a, b *model.PodGroup) bool {
 	}
 	return false
 }
+
+// ZoneRange states a zone spread of maxSkew 1 as a range of pending pods per zone: with T pods of the group in
+// its k zones (bound and pending), every zone ends with floor(T/k) or floor(T/k)+1 of them, so the pending pods
+// in zone z number between lo[z] and hi[z] (zone indices). ok is false for other skews, fewer than two zones,
+// and when a zone's bound pods already exceed the range.
+func (g *Group) ZoneRange() (lo, hi map[int]int, ok bool) {
+	if g.ZoneSkew != 1 || len(g.Zones) < 2 {
+		return nil, nil, false
+	}
+	k := len(g.Zones)
+	total := g.Demand
+	for _, z := range g.Zones {
+		total += g.ZoneBase[z]
+	}
+	level, extra := total/k, 0
+	if total%k != 0 {
+		extra = 1
+	}
+	lo, hi = make(map[int]int, k), make(map[int]int, k)
+	for _, z := range g.Zones {
+		b := g.ZoneBase[z]
+		if b > level+extra {
+			return nil, nil, false
+		}
+		lo[z], hi[z] = max(0, level-b), level+extra-b
+	}
+	return lo, hi, true
+}
