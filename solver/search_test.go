@@ -127,3 +127,43 @@ func TestLocalSearchOfferKeepsTheCheapest(t *testing.T) {
 		t.Fatalf("offered plan %v, want the $3/h one", got)
 	}
 }
+
+// completeBefore places what a plan left out, and gives up at the deadline.
+func TestCompleteBefore(t *testing.T) {
+	p := spreadServices(3, 24)
+	g, err := greedy.Solve(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A plan that leaves the pods of its last two new nodes out, as a MIP stopped by its deadline may.
+	partial := *g
+	partial.NewNodes = g.NewNodes[:len(g.NewNodes)-2]
+	partial.Unschedulable = nil
+	partial.Cost = 0
+	for _, nn := range partial.NewNodes {
+		partial.Cost += p.Offerings[nn.Offering].Price
+	}
+	for _, nn := range g.NewNodes[len(g.NewNodes)-2:] {
+		for _, gc := range nn.Pods {
+			partial.Unschedulable = append(partial.Unschedulable, model.Unschedulable{Group: gc.Group, Count: gc.Count, Reason: "left out"})
+		}
+	}
+	if partial.Placed() >= g.Placed() {
+		t.Fatalf("the partial plan places %d pods, greedy's %d", partial.Placed(), g.Placed())
+	}
+	cp := completeBefore(context.Background(), p, &partial)
+	if cp == nil {
+		t.Fatal("no completed plan")
+	}
+	if err := cp.Validate(p); err != nil {
+		t.Fatalf("completed plan invalid: %v", err)
+	}
+	if cp.Placed() != g.Placed() || len(cp.Unschedulable) != 0 {
+		t.Fatalf("completed plan places %d pods (%d unschedulable entries), want %d", cp.Placed(), len(cp.Unschedulable), g.Placed())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if cp := completeBefore(ctx, p, &partial); cp != nil {
+		t.Fatal("a plan completed after the deadline")
+	}
+}

@@ -129,6 +129,14 @@ func solve(ctx context.Context, p *model.Problem, opts Options) (best, alt *mode
 		}
 		lsPlan = search.wait(p)
 		mcancel()
+		// An integer master stopped at the deadline can leave a few pods to its slack, and the MIP then had no
+		// time to complete its plan: complete it here, in the time kept for validation, when it is the cheaper
+		// one (spread/aws/5000 at 5 s: $25.92/h placing 4,959 of 5,000 pods, against greedy's $26.00/h).
+		if err == nil && res.Plan != nil && res.Plan.Placed() < g.Placed() && res.Plan.Cost < g.Cost-1e-9 {
+			if cp := completeBefore(ctx, p, res.Plan); cp != nil {
+				res.Plan, res.MasterStatus = cp, res.MasterStatus+"; completed by greedy after the MIP"
+			}
+		}
 
 		best.Status = model.StatusGreedyFallback
 		switch {
@@ -189,6 +197,31 @@ func solve(ctx context.Context, p *model.Problem, opts Options) (best, alt *mode
 		}
 	}
 	return best, alt, nil
+}
+
+// completeBefore has the greedy place the pods plan leaves out (greedy.Complete) and returns the completed plan
+// if it validates and is ready before ctx ends, else nil. Neither step can be interrupted, so they run aside
+// and are given up, left to finish unused, at the deadline.
+func completeBefore(ctx context.Context, p *model.Problem, plan *model.Plan) *model.Plan {
+	if ctx.Err() != nil {
+		return nil
+	}
+	done := make(chan *model.Plan, 1)
+	go func() {
+		partial := *plan
+		partial.Unschedulable = nil
+		cp, err := greedy.Complete(p, &partial)
+		if err != nil || cp.Validate(p) != nil {
+			cp = nil
+		}
+		done <- cp
+	}()
+	select {
+	case cp := <-done:
+		return cp
+	case <-ctx.Done():
+		return nil
+	}
 }
 
 func placeable(c *prep.Problem) int {
