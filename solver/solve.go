@@ -134,7 +134,7 @@ func solve(ctx context.Context, p *model.Problem, opts Options) (best, alt *mode
 		// one (spread/aws/5000 at 5 s: $25.92/h placing 4,959 of 5,000 pods, against greedy's $26.00/h).
 		if err == nil && res.Plan != nil && res.Plan.Placed() < g.Placed() && res.Plan.Cost < g.Cost-1e-9 {
 			if cp := completeBefore(ctx, p, res.Plan); cp != nil {
-				res.Plan, res.MasterStatus = cp, res.MasterStatus+"; completed by greedy after the MIP"
+				res.Plan = cp
 			}
 		}
 
@@ -208,9 +208,7 @@ func completeBefore(ctx context.Context, p *model.Problem, plan *model.Plan) *mo
 	}
 	done := make(chan *model.Plan, 1)
 	go func() {
-		partial := *plan
-		partial.Unschedulable = nil
-		cp, err := greedy.Complete(p, &partial)
+		cp, err := greedy.Complete(p, plan) // it reads only the placed pods, not plan.Unschedulable
 		if err != nil || cp.Validate(p) != nil {
 			cp = nil
 		}
