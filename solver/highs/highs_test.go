@@ -336,6 +336,26 @@ func TestColumnGeneration(t *testing.T) {
 	if err != nil || !near(res.Objective, 4.0/3*2.5) || !near(res.RowDuals[0], 2.5/3) {
 		t.Fatalf("second LP: %+v %v", res, err)
 	}
+	// Bounding both columns at once: the single at most 1, the pattern at most 0, leaves 3 items uncovered
+	// (infeasible); then the pattern at most 1 and the single free gives 2.5 + 1.
+	if err := inst.SetColsBounds(context.Background(), []int{0, 1}, []float64{0, 0}, []float64{1, 0}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err = inst.Run(context.Background()); err != nil || res.Status != StatusInfeasible {
+		t.Fatalf("bounded LP: %+v %v, want infeasible", res, err)
+	}
+	if err := inst.SetColsBounds(context.Background(), []int{1, 0}, []float64{0, 0}, []float64{1, Inf}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err = inst.Run(context.Background()); err != nil || !near(res.Objective, 3.5) {
+		t.Fatalf("rebounded LP: %+v %v, want 3.5", res, err)
+	}
+	if err := inst.SetColsBounds(context.Background(), []int{2}, []float64{0}, []float64{1}); err == nil {
+		t.Fatal("SetColsBounds accepted column 2 of 2")
+	}
+	if err := inst.SetColsBounds(context.Background(), []int{0, 1}, []float64{0, 0}, []float64{Inf, Inf}); err != nil {
+		t.Fatal(err)
+	}
 	// The integer master over both columns: one 3-pattern and one single, 3.5.
 	if err := inst.SetIntegrality(context.Background(), []bool{true, true}); err != nil {
 		t.Fatal(err)

@@ -35,6 +35,11 @@ func (*Instance) SetIntegrality(context.Context, []bool) error { return ErrUnava
 // SetColBounds returns ErrUnavailable.
 func (*Instance) SetColBounds(context.Context, int, float64, float64) error { return ErrUnavailable }
 
+// SetColsBounds returns ErrUnavailable.
+func (*Instance) SetColsBounds(context.Context, []int, []float64, []float64) error {
+	return ErrUnavailable
+}
+
 // SetStart returns ErrUnavailable.
 func (*Instance) SetStart(context.Context, map[int]float64) error { return ErrUnavailable }
 

@@ -32,6 +32,7 @@ const (
 	colRowSlk                 // slack of a zone row
 	colNode                   // units of a group on an existing node
 	colPattern                // new nodes of one pattern
+	colRunning                // a whole filling of one running node (column generation only; see running.go)
 )
 
 type unitCount struct{ mg, n int }
@@ -39,10 +40,10 @@ type unitCount struct{ mg, n int }
 type column struct {
 	hi     float64 // upper bound
 	kind   colKind
-	mg     int // colSlack, colNode
-	node   int // colNode
-	class  int // colPattern
-	counts []unitCount
+	mg     int         // colSlack, colNode
+	node   int         // colNode, colRunning
+	class  int         // colPattern
+	counts []unitCount // colPattern, colRunning
 }
 
 // zoneRow is a zone rule row of one group: +1 for pods in zone plus, -1 for zone minus (-1: none).
@@ -90,6 +91,11 @@ type master struct {
 	fixed    []int          // the columns whose lower bound fixBulk raised
 	colOf    map[string]int // pattern key -> column
 	nodeCol  map[[2]int]int // (existing node, mgroup) -> column
+	// runRow maps each running node that some group may use to its convexity row: while fillings is set, column
+	// generation covers running nodes with colRunning columns instead of colNode ones (running.go).
+	runRow   map[int]int
+	onNode   map[int][]int // running node -> the mgroups with a column there, in order
+	fillings bool
 }
 
 func newMaster(ctx context.Context, c *prep.Problem) (*master, error) {
@@ -279,6 +285,16 @@ func (m *master) build(ctx context.Context) error {
 			cl.limitRow = row(-highs.Inf, float64(cl.limit))
 		}
 	}
+	// One convexity row per running node: its fillings add up to at most one.
+	m.runRow, m.onNode = map[int]int{}, map[int][]int{}
+	for _, mg := range m.groups {
+		for _, e := range c.Groups[mg.g].Nodes {
+			if _, ok := m.runRow[e]; !ok {
+				m.runRow[e] = row(-highs.Inf, 1)
+			}
+		}
+	}
+	m.fillings = len(m.runRow) > 0
 	if err := m.inst.Pass(ctx, &highs.Model{RowLower: lower, RowUpper: upper, RowStart: make([]int, len(lower)+1)}); err != nil {
 		return err
 	}
@@ -303,6 +319,7 @@ func (m *master) build(ctx context.Context) error {
 			}
 			rows, vals = m.zoneEntries(i, c.Nodes[e].Zone, 1, rows, vals)
 			m.nodeCol[[2]int{e, i}] = len(m.cols) + len(b.cols)
+			m.onNode[e] = append(m.onNode[e], i)
 			b.add(0, 0, float64(min(mg.maxUnits, mg.units)), rows, vals, column{kind: colNode, mg: i, node: e})
 		}
 	}
@@ -534,10 +551,15 @@ func (m *master) addWarm(ctx context.Context, warm *model.Plan) (start map[int]f
 	}
 	// Existing-node placements and what is left unplaced.
 	placed := make([]int, len(m.groups))
+	var held []int
 	for key, n := range counts {
 		j, ok := m.colOf[key] // the column, whether added now or generated before
 		if !ok {
 			continue
+		}
+		if m.cols[j].hi == 0 { // held out of the integer master (holdPatternsFrom): the start needs it
+			m.cols[j].hi = highs.Inf
+			held = append(held, j)
 		}
 		start[j] = float64(n)
 		for _, uc := range m.cols[j].counts {
@@ -561,6 +583,15 @@ func (m *master) addWarm(ctx context.Context, warm *model.Plan) (start map[int]f
 			if left := m.groups[col.mg].units - placed[col.mg]; left > 0 {
 				start[j] = float64(left)
 			}
+		}
+	}
+	if len(held) > 0 {
+		inf := make([]float64, len(held))
+		for i := range inf {
+			inf[i] = highs.Inf
+		}
+		if err := m.inst.SetColsBounds(ctx, held, make([]float64, len(held)), inf); err != nil {
+			return nil, false, err
 		}
 	}
 	return start, whole, nil
@@ -750,18 +781,7 @@ func (m *master) pricingItems(ci int, y []float64, conflict [][]int) ([]item, fl
 	}
 	// value is the dual value of one unit of mgroup i on a node of the class.
 	value := func(i int) float64 {
-		w := y[m.groups[i].row]
-		if cl.zone >= 0 {
-			per := float64(m.groups[i].ppu)
-			for _, zr := range m.groupZoneRows(i) {
-				if zr.plus == cl.zone {
-					w += per * y[zr.row]
-				} else if zr.minus == cl.zone {
-					w -= per * y[zr.row]
-				}
-			}
-		}
-		return w - float64(m.groups[i].ppu)*m.unitPenalty(i, ci) // the pattern's cost grows by it per unit
+		return m.unitValue(i, cl.zone, y) - float64(m.groups[i].ppu)*m.unitPenalty(i, ci) // the pattern's cost grows by it per unit
 	}
 	// Residents are in every pattern of the class: their value is a constant, their room and per-node caps are
 	// taken, and a group that may not share a node with them is out.
@@ -797,6 +817,23 @@ func (m *master) pricingItems(ci int, y []float64, conflict [][]int) ([]item, fl
 		}
 	}
 	return items, constant
+}
+
+// unitValue is the dual value of one unit of mgroup i on a node in zone z (-1: zones do not matter): its demand
+// row's and its zone rows' duals.
+func (m *master) unitValue(i, z int, y []float64) float64 {
+	w := y[m.groups[i].row]
+	if z >= 0 {
+		per := float64(m.groups[i].ppu)
+		for _, zr := range m.groupZoneRows(i) {
+			if zr.plus == z {
+				w += per * y[zr.row]
+			} else if zr.minus == z {
+				w -= per * y[zr.row]
+			}
+		}
+	}
+	return w
 }
 
 // conflictSets maps each mgroup to the mgroups it may not share a node with.

@@ -171,6 +171,12 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	var lp *highs.Result
 	resolve := true
 	popts := opts
+	// With running nodes, column generation first converges with their per-group columns (quickly: they cover
+	// every filling from the first round), then holds those at zero and goes on with whole fillings, whose LP is
+	// tighter but converges more slowly (running.go).
+	perGroup := m.fillings
+	colsA := -1               // the columns before the fillings' LP
+	var firstLP time.Duration // the first LP's time: the first LP over fillings takes about as long
 	for {
 		if resolve {
 			if !time.Now().Before(lpEnd) {
@@ -181,6 +187,9 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 			r, err := inst.Run(lpCtx)
 			cancel()
 			res.LPTime += time.Since(t0)
+			if firstLP == 0 {
+				firstLP = time.Since(t0)
+			}
 			if err != nil {
 				if ctx.Err() == nil && !time.Now().Before(lpEnd) {
 					break // column generation's share ran out during the LP: the integer master still has time
@@ -197,18 +206,46 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 		}
 		t1 := time.Now()
 		cols, rho := m.price(ctx, lp.RowDuals, popts, lpEnd)
+		// Running nodes' fillings: the full LP is lower by at most gap for the fillings this one lacks. While the
+		// per-group columns are free they cover every use of the running nodes, and gap is 0.
+		var fills []filling
+		gap := 0.0
+		if m.fillings && !perGroup {
+			var complete bool
+			fills, gap, complete = m.priceFillings(ctx, lp.RowDuals, popts, lpEnd)
+			if !complete {
+				rho = math.Inf(-1)
+			}
+		}
 		res.PricingTime += time.Since(t1)
 		// An LP that leaves pods out or breaks a zone rule carries penalties: its value bounds nothing useful.
 		if !m.slackUsed(lp.ColValues) {
-			if b := farley(lp.Objective, rho); b > res.LowerBound {
+			if b := farley(lp.Objective-gap, rho); b > res.LowerBound {
 				res.LowerBound = b
 			}
 		}
 		if time.Now().After(lpEnd) {
 			break
 		}
-		if len(cols) == 0 {
-			res.Converged = rho >= -1e-9 && !math.IsInf(rho, -1)
+		if len(cols) == 0 && (perGroup || len(fills) == 0) {
+			res.Converged = rho >= -1e-9 && !math.IsInf(rho, -1) && gap <= 1e-9*math.Max(1, lp.Objective)
+			if res.Converged && perGroup && time.Until(lpEnd) < 2*firstLP {
+				break // no time for the fillings' LP: the per-group LP stands, with the time left for the integer master
+			}
+			if res.Converged && perGroup {
+				// The per-group LP has converged (its bound is proven): go on with whole fillings only.
+				perGroup, res.Converged = false, false
+				if err := m.holdNodeCols(ctx); err != nil {
+					return fail("hold running nodes' columns", err)
+				}
+				colsA = len(m.cols)
+				if err := m.seedFillings(ctx, warm, lp.ColValues); err != nil {
+					return fail("add fillings", err)
+				}
+				popts.ExactPricingBudget, popts.ExactPricingLimit = opts.ExactPricingBudget, opts.ExactPricingLimit
+				resolve = true
+				continue
+			}
 			if res.Converged || popts.ExactPricingBudget >= time.Second {
 				break
 			}
@@ -218,11 +255,20 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 			resolve = false
 			continue
 		}
+		if err := m.addFillings(ctx, fills); err != nil {
+			return fail("add fillings", err)
+		}
 		popts.ExactPricingBudget, popts.ExactPricingLimit = opts.ExactPricingBudget, opts.ExactPricingLimit
 		resolve = true
 		if err := m.addPatterns(ctx, cols); err != nil {
 			return fail("add patterns", err)
 		}
+	}
+	if lastX, err = m.endFillings(ctx, lastX); err != nil {
+		return fail("end fillings", err)
+	}
+	if err := m.holdPatternsFrom(ctx, colsA, lastX); err != nil {
+		return fail("hold patterns", err)
 	}
 	res.Columns = len(m.cols)
 	if opts.AfterLP != nil {
