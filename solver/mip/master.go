@@ -96,6 +96,8 @@ type master struct {
 	runRow   map[int]int
 	onNode   map[int][]int // running node -> the mgroups with a column there, in order
 	fillings bool
+	// nodeColsHeld says the per-group columns of running nodes are held at zero (holdNodeCols).
+	nodeColsHeld bool
 }
 
 func newMaster(ctx context.Context, c *prep.Problem) (*master, error) {

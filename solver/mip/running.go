@@ -263,6 +263,7 @@ func (m *master) holdNodeCols(ctx context.Context) error {
 			cols = append(cols, j)
 		}
 	}
+	m.nodeColsHeld = true
 	return m.inst.SetColsBounds(ctx, cols, make([]float64, len(cols)), make([]float64, len(cols)))
 }
 
@@ -290,10 +291,13 @@ func (m *master) holdPatternsFrom(ctx context.Context, from int, x []float64) er
 // per-group columns. A node whose LP solution is mostly (half or more) one filling takes that filling whole,
 // which the rounding then keeps; otherwise its fillings' mix is spread over its per-group columns.
 func (m *master) endFillings(ctx context.Context, x []float64) ([]float64, error) {
-	if !m.fillings {
+	held := m.nodeColsHeld
+	m.fillings, m.nodeColsHeld = false, false
+	if !held {
+		// Column generation never left the per-group columns: nothing to hand back. (Resetting their bounds
+		// anyway makes HiGHS drop its basis, and the dive's first LP then starts from nothing.)
 		return x, nil
 	}
-	m.fillings = false
 	var cols []int
 	var lo, hi []float64
 	for j := range m.cols {
