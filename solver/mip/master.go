@@ -94,6 +94,7 @@ type master struct {
 	// runRow maps each running node that some group may use to its convexity row: while fillings is set, column
 	// generation covers running nodes with colRunning columns instead of colNode ones (running.go).
 	runRow   map[int]int
+	running  []int         // the running nodes with a convexity row, in order
 	onNode   map[int][]int // running node -> the mgroups with a column there, in order
 	fillings bool
 	// nodeColsHeld says the per-group columns of running nodes are held at zero (holdNodeCols).
@@ -293,10 +294,12 @@ func (m *master) build(ctx context.Context) error {
 		for _, e := range c.Groups[mg.g].Nodes {
 			if _, ok := m.runRow[e]; !ok {
 				m.runRow[e] = row(-highs.Inf, 1)
+				m.running = append(m.running, e)
 			}
 		}
 	}
-	m.fillings = len(m.runRow) > 0
+	sort.Ints(m.running)
+	m.fillings = len(m.running) > 0
 	if err := m.inst.Pass(ctx, &highs.Model{RowLower: lower, RowUpper: upper, RowStart: make([]int, len(lower)+1)}); err != nil {
 		return err
 	}
@@ -797,7 +800,6 @@ func (m *master) pricingItems(ci int, y []float64, conflict [][]int) ([]item, fl
 		}
 	}
 	var items []item
-	local := map[int]int{}
 	for _, g := range cl.groups {
 		i := m.mgOf[g]
 		if clashesResident[i] {
@@ -808,8 +810,17 @@ func (m *master) pricingItems(ci int, y []float64, conflict [][]int) ([]item, fl
 		if w <= 1e-12 || most <= 0 {
 			continue
 		}
-		local[i] = len(items)
 		items = append(items, item{g: i, w: w, req: m.groups[i].req, max: most})
+	}
+	linkClashes(items, conflict)
+	return items, constant
+}
+
+// linkClashes fills each item's clash list: the other items whose mgroup conflict[its mgroup] lists.
+func linkClashes(items []item, conflict [][]int) {
+	local := make(map[int]int, len(items))
+	for a := range items {
+		local[items[a].g] = a
 	}
 	for a := range items {
 		for _, gb := range conflict[items[a].g] {
@@ -818,7 +829,6 @@ func (m *master) pricingItems(ci int, y []float64, conflict [][]int) ([]item, fl
 			}
 		}
 	}
-	return items, constant
 }
 
 // unitValue is the dual value of one unit of mgroup i on a node in zone z (-1: zones do not matter): its demand

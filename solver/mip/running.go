@@ -35,30 +35,9 @@ type filling struct {
 	counts []unitCount
 }
 
-// boolf is 1 for true and 0 for false.
-func boolf(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 func fillingKey(e int, counts []unitCount) string {
 	return "run" + patternKey(e, counts)
 }
-
-// runningNodes lists the running nodes with a convexity row, in order.
-func (m *master) runningNodes() []int {
-	out := make([]int, 0, len(m.runRow))
-	for e := range m.runRow {
-		out = append(out, e)
-	}
-	sort.Ints(out)
-	return out
-}
-
-// nodeGroups lists the mgroups that may use running node e (those with a column there), in order.
-func (m *master) nodeGroups(e int) []int { return m.onNode[e] }
 
 // nodeRoom is running node e's free room, never negative.
 func (m *master) nodeRoom(e int) prep.Vec {
@@ -100,9 +79,9 @@ func (m *master) addFillings(ctx context.Context, fs []filling) error {
 // with 5,000 pods, for no better bound.)
 func (m *master) seedFillings(ctx context.Context, warm *model.Plan, x []float64) error {
 	var fs []filling
-	for _, e := range m.runningNodes() {
+	for _, e := range m.running {
 		var whole []unitCount
-		for _, i := range m.nodeGroups(e) {
+		for _, i := range m.onNode[e] {
 			if j := m.nodeCol[[2]int{e, i}]; j < len(x) {
 				if n := int(math.Floor(x[j] + 1e-6)); n > 0 {
 					whole = append(whole, unitCount{i, n})
@@ -157,7 +136,7 @@ func (m *master) fits(e int, counts []unitCount) bool {
 // solves) the knapsacks it left open, within opts' exact-pricing budget. complete is false when the deadline
 // stopped it before every node.
 func (m *master) priceFillings(ctx context.Context, y []float64, opts Options, until time.Time) (fs []filling, gap float64, complete bool) {
-	nodes := m.runningNodes()
+	nodes := m.running
 	conflict := m.conflictSets()
 	type priced struct {
 		items      []item
@@ -179,22 +158,12 @@ func (m *master) priceFillings(ctx context.Context, y []float64, opts Options, u
 				}
 				e := nodes[a]
 				r := &out[a]
-				for _, i := range m.nodeGroups(e) {
+				for _, i := range m.onNode[e] {
 					if w := m.unitValue(i, m.c.Nodes[e].Zone, y); w > 1e-12 {
 						r.items = append(r.items, item{g: i, w: w, req: m.groups[i].req, max: min(m.groups[i].maxUnits, m.groups[i].units)})
 					}
 				}
-				local := map[int]int{}
-				for a := range r.items {
-					local[r.items[a].g] = a
-				}
-				for a := range r.items {
-					for _, gb := range conflict[r.items[a].g] {
-						if b, ok := local[gb]; ok {
-							r.items[a].clash = append(r.items[a].clash, b)
-						}
-					}
-				}
+				linkClashes(r.items, conflict)
 				// A filling's reduced cost is 0 - (its units' value) - y[convexity row]; the row is <= 1, so its
 				// dual is <= 0 and prices the node's room.
 				conv := -y[m.runRow[e]]
@@ -327,8 +296,10 @@ func (m *master) endFillings(ctx context.Context, x []float64) ([]float64, error
 			continue
 		}
 		share := x[j]
-		if mj, ok := major[col.node]; ok {
-			share = boolf(mj == j)
+		if mj, ok := major[col.node]; ok && mj == j {
+			share = 1
+		} else if ok {
+			share = 0
 		}
 		for _, uc := range col.counts {
 			out[m.nodeCol[[2]int{col.node, uc.mg}]] += share * float64(uc.n)
