@@ -10,9 +10,12 @@ import (
 )
 
 // exactKnapsack solves the pricing knapsack as a small MIP with HiGHS (or, with relax, only its LP relaxation,
-// whose value is an upper bound), for the classes where the branch-and-bound search ran out of budget. It returns the best pattern, its value and HiGHS's proven upper
-// bound (the dual bound of the maximisation), valid even when stopped by the limit.
-func exactKnapsack(ctx context.Context, items []item, alloc prep.Vec, limit time.Duration, relax bool) ([]int, float64, float64, bool) {
+// whose value is an upper bound), for the classes where the branch-and-bound search ran out of budget. It returns
+// the best pattern, its value and HiGHS's proven upper bound (the dual bound of the maximisation), valid even
+// when stopped by the limit. Only patterns worth at least target are searched (a row; -Inf for none): an
+// infeasible knapsack proves that none is, often much sooner than the optimum would be, and the bound is then
+// target. (HiGHS's feasibility tolerance only admits more patterns, so "infeasible" errs on the safe side.)
+func exactKnapsack(ctx context.Context, items []item, alloc prep.Vec, limit time.Duration, relax bool, target float64) ([]int, float64, float64, bool) {
 	n := len(items)
 	// Columns: n_i for each item, then y_i (binary) for items that clash with another.
 	yOf := make([]int, n)
@@ -64,6 +67,15 @@ func exactKnapsack(ctx context.Context, items []item, alloc prep.Vec, limit time
 			}
 		}
 	}
+	if !math.IsInf(target, -1) {
+		idx, val := make([]int, n), make([]float64, n)
+		for i := range items {
+			idx[i], val[i] = i, items[i].w
+		}
+		m.RowLower, m.RowUpper = append(m.RowLower, target), append(m.RowUpper, highs.Inf)
+		m.RowIndex, m.RowValue = append(m.RowIndex, idx...), append(m.RowValue, val...)
+		m.RowStart = append(m.RowStart, len(m.RowIndex))
+	}
 	if relax {
 		m.Integrality = nil
 	}
@@ -74,10 +86,16 @@ func exactKnapsack(ctx context.Context, items []item, alloc prep.Vec, limit time
 		return nil, 0, 0, false
 	}
 	upper := math.Inf(1)
+	if res.Status == highs.StatusInfeasible && !math.IsInf(target, -1) {
+		return nil, 0, target, true
+	}
 	if res.Status == highs.StatusOptimal {
 		upper = res.Objective
 	} else if !math.IsNaN(res.MIPDualBound) {
 		upper = res.MIPDualBound
+	}
+	if !math.IsInf(target, -1) {
+		upper = math.Max(upper, target) // the optimum may lie below target, outside the row
 	}
 	if !res.HasSolution || relax {
 		return nil, 0, upper, true

@@ -683,7 +683,8 @@ func (m *master) price(ctx context.Context, y []float64, opts Options, until tim
 					continue
 				}
 				r.items, r.constant = m.pricingItems(ci, y, conflict)
-				r.best, r.val, r.upper = knapsack(r.items, m.knapsackRoom(ci), max(50, opts.PricingBudget*8/max(8, len(r.items))))
+				r.best, r.val, r.upper = knapsack(r.items, m.knapsackRoom(ci), max(50, opts.PricingBudget*8/max(8, len(r.items))),
+					m.classes[ci].price-r.constant)
 				r.done = true
 			}
 		}()
@@ -719,11 +720,11 @@ func (m *master) price(ctx context.Context, y []float64, opts Options, until tim
 		if r.upper > r.val+1e-9 && r.upper > cl.price-r.constant && time.Now().Before(exactUntil) {
 			// The search ran out of budget and a negative reduced cost is still possible: the LP relaxation
 			// tightens the bound cheaply, and where that is not enough HiGHS solves the knapsack exactly.
-			if _, _, u, ok := exactKnapsack(ctx, r.items, room, opts.ExactPricingLimit, true); ok {
+			if _, _, u, ok := exactKnapsack(ctx, r.items, room, opts.ExactPricingLimit, true, cl.price-r.constant); ok {
 				r.upper = math.Min(r.upper, u)
 			}
 			if r.upper > r.val+1e-9 && r.upper > cl.price-r.constant {
-				if b, v, u, ok := exactKnapsack(ctx, r.items, room, opts.ExactPricingLimit, false); ok {
+				if b, v, u, ok := exactKnapsack(ctx, r.items, room, opts.ExactPricingLimit, false, cl.price-r.constant); ok {
 					if v > r.val {
 						r.best, r.val = b, v
 					}

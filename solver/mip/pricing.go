@@ -17,9 +17,11 @@ type item struct {
 }
 
 // knapsack finds a high-value pattern: integer counts n (n[i] <= items[i].max) with sum n_i req_i <= alloc and no
-// two clashing items, maximising sum w_i n_i. It returns the best pattern found and a proven upper bound on the
-// optimum (equal to the best value when the search finished).
-func knapsack(items []item, alloc prep.Vec, budget int) (best []int, bestVal, upper float64) {
+// two clashing items, maximising sum w_i n_i. Only patterns worth more than target matter (a column prices out
+// only above its cost): the search cuts every branch that cannot beat it, so proving that none does is quick.
+// It returns the best pattern found and a proven upper bound on the optimum: the best value when the search
+// finished above target, at most max(best value, target) when it finished.
+func knapsack(items []item, alloc prep.Vec, budget int, target float64) (best []int, bestVal, upper float64) {
 	n := len(items)
 	if n == 0 {
 		return nil, 0, 0
@@ -49,6 +51,9 @@ func knapsack(items []item, alloc prep.Vec, budget int) (best []int, bestVal, up
 	if bestVal >= upper-1e-9 {
 		return best, bestVal, bestVal
 	}
+	if upper <= target+1e-9 {
+		return best, bestVal, math.Max(upper, bestVal)
+	}
 	// Depth-first branch and bound, items in decreasing value density, bounded by the fractional relaxation.
 	order := make([]int, n)
 	for i := range order {
@@ -58,7 +63,7 @@ func knapsack(items []item, alloc prep.Vec, budget int) (best []int, bestVal, up
 		return items[order[a]].w/normSum(items[order[a]].req, alloc) > items[order[b]].w/normSum(items[order[b]].req, alloc)
 	})
 	s := &search{items: items, order: order, cnt: make([]int, n), res: append(prep.Vec(nil), alloc...),
-		best: best, bestVal: bestVal, budget: budget, blocked: make([]int, n), lambda: lambda, rank: make([]int, n)}
+		best: best, bestVal: bestVal, floor: target, budget: budget, blocked: make([]int, n), lambda: lambda, rank: make([]int, n)}
 	for p, i := range order {
 		s.rank[i] = p
 	}
@@ -77,8 +82,8 @@ func knapsack(items []item, alloc prep.Vec, budget int) (best []int, bestVal, up
 		s.byRes[k] = o
 	}
 	s.dfs(0, 0)
-	if s.budget > 0 { // finished: the best found is optimal
-		return s.best, s.bestVal, s.bestVal
+	if s.budget > 0 { // finished: the best found is optimal, or nothing beats target
+		return s.best, s.bestVal, math.Max(s.bestVal, target)
 	}
 	best, bestVal = improve(items, alloc, s.best, s.bestVal, order)
 	return best, bestVal, math.Max(bestVal, upper)
@@ -141,6 +146,7 @@ type search struct {
 	res     prep.Vec
 	best    []int
 	bestVal float64
+	floor   float64 // branches that cannot beat this are cut too (knapsack's target)
 	budget  int
 	blocked []int // >0 when a clashing item is in the pattern
 	lambda  []float64
@@ -233,7 +239,7 @@ func (s *search) dfs(pos int, val float64) {
 	for _, j := range s.order[pos:] {
 		fit[j] = maxFit(&s.items[j], s.res)
 	}
-	if val+s.bound(pos, fit) <= s.bestVal+1e-9 || val+s.fracBound(pos, fit) <= s.bestVal+1e-9 {
+	if cut := math.Max(s.bestVal, s.floor) + 1e-9; val+s.bound(pos, fit) <= cut || val+s.fracBound(pos, fit) <= cut {
 		return
 	}
 	i := s.order[pos]

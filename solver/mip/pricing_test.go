@@ -47,12 +47,33 @@ func TestKnapsackAgainstEnumeration(t *testing.T) {
 			items[0].clash, items[1].clash = []int{1}, []int{0}
 		}
 		want := brute(items, alloc, 0, make([]bool, n))
-		best, val, upper := knapsack(items, alloc, 100000)
+		best, val, upper := knapsack(items, alloc, 100000, math.Inf(-1))
 		if upper < want-1e-9 {
 			t.Fatalf("trial %d: upper bound %v below the optimum %v", trial, upper, want)
 		}
 		if math.Abs(val-want) > 1e-9 {
 			t.Fatalf("trial %d: found %v, optimum %v (pattern %v)", trial, val, want, best)
+		}
+		// With a target (the price a column must beat) the search may stop at proving nothing beats it, but
+		// its bound still holds, and an optimum above the target is still found.
+		target := want * (0.8 + 0.4*r.Float64())
+		_, val, upper = knapsack(items, alloc, 100000, target)
+		if upper < want-1e-9 || upper > math.Max(want, target)+1e-9 {
+			t.Fatalf("trial %d: target %v: upper bound %v below the optimum %v or above both", trial, target, upper, want)
+		}
+		if want > target+1e-9 && math.Abs(val-want) > 1e-9 {
+			t.Fatalf("trial %d: target %v: found %v, optimum %v", trial, target, val, want)
+		}
+		// HiGHS's knapsack with the same target: a bound that holds, and the optimum when it beats the target.
+		_, val, upper, ok := exactKnapsack(context.Background(), items, alloc, time.Second, false, target)
+		if !ok {
+			t.Fatalf("trial %d: HiGHS did not solve the knapsack", trial)
+		}
+		if upper < want-1e-7 || upper > math.Max(want, target)+1e-7 {
+			t.Fatalf("trial %d: target %v: HiGHS's upper bound %v below the optimum %v or above both", trial, target, upper, want)
+		}
+		if want > target+1e-6 && math.Abs(val-want) > 1e-7 {
+			t.Fatalf("trial %d: target %v: HiGHS found %v, optimum %v", trial, target, val, want)
 		}
 		if _, lag := lagrange(items, alloc); lag < want-1e-9 {
 			t.Fatalf("trial %d: Lagrangian bound %v below the optimum %v", trial, lag, want)
@@ -77,7 +98,7 @@ func TestLPMultipliersReachTheLPBound(t *testing.T) {
 			}
 			items[i] = item{g: i, w: 0.001 + r.Float64(), req: prep.Vec{cpu, mem, 1}, max: 1 + r.IntN(60)}
 		}
-		_, _, lp, ok := exactKnapsack(context.Background(), items, alloc, time.Second, true)
+		_, _, lp, ok := exactKnapsack(context.Background(), items, alloc, time.Second, true, math.Inf(-1))
 		if !ok {
 			t.Fatalf("trial %d: HiGHS did not solve the LP", trial)
 		}

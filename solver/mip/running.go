@@ -168,7 +168,7 @@ func (m *master) priceFillings(ctx context.Context, y []float64, opts Options, u
 				// dual is <= 0 and prices the node's room.
 				conv := -y[m.runRow[e]]
 				var val, upper float64
-				r.best, val, upper = knapsack(r.items, m.nodeRoom(e), max(50, 32000/max(8, len(r.items))))
+				r.best, val, upper = knapsack(r.items, m.nodeRoom(e), max(50, 32000/max(8, len(r.items))), conv)
 				r.val, r.upper, r.done = val-conv, upper-conv, true
 			}
 		}()
@@ -190,7 +190,7 @@ func (m *master) priceFillings(ctx context.Context, y []float64, opts Options, u
 			room := m.nodeRoom(nodes[a])
 			// The search's bound is already about the knapsack's LP relaxation, which stays above the whole
 			// optimum on these small rooms: only the integer solve closes it.
-			if b, v, u, ok := exactKnapsack(ctx, r.items, room, opts.ExactPricingLimit, false); ok {
+			if b, v, u, ok := exactKnapsack(ctx, r.items, room, opts.ExactPricingLimit, false, conv); ok {
 				if v-conv > r.val {
 					r.best, r.val = b, v-conv
 				}
