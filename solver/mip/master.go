@@ -748,6 +748,9 @@ func (m *master) price(ctx context.Context, y []float64, opts Options, until tim
 			}
 		}
 		add(r.best, r.val)
+		if r.upper <= cl.price-r.constant {
+			continue // no pattern of this class prices out
+		}
 		// A few more patterns per class, each led by one of the most valuable groups, speed up convergence:
 		// one column per class and round makes column generation tail off.
 		for _, cnt := range diverse(r.items, room, 3) {

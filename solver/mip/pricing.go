@@ -26,12 +26,18 @@ func knapsack(items []item, alloc prep.Vec, budget int, target float64) (best []
 	if n == 0 {
 		return nil, 0, 0
 	}
-	lambda, lag := lagrange(items, alloc)
-	lp := lpMultipliers(items, alloc)
-	if v := lagrangeValue(items, alloc, lp, nil); v < lag {
-		lambda, lag = lp, v
-	}
+	// The knapsack's LP relaxation (the simplex's multipliers) first: most classes in most rounds have no
+	// pattern above target, and that bound alone usually shows it.
+	lambda := lpMultipliers(items, alloc)
+	lag := lagrangeValue(items, alloc, lambda, nil)
 	upper = math.Min(fracBound(items, alloc, nil), lag)
+	if upper <= target+1e-9 {
+		return nil, 0, upper
+	}
+	if l, v := lagrange(items, alloc); v < lag {
+		lambda, lag = l, v
+		upper = math.Min(upper, lag)
+	}
 	// Heuristic starts: greedy fills under a few orderings.
 	for _, score := range []func(it *item) float64{
 		func(it *item) float64 { return it.w / normSum(it.req, alloc) },
