@@ -99,6 +99,9 @@ type master struct {
 	fillings bool
 	// nodeColsHeld says the per-group columns of running nodes are held at zero (holdNodeCols).
 	nodeColsHeld bool
+	// seeds[ci] is the best pattern priced for class ci in the last round (without residents): the duals move
+	// little between rounds, so a local search from it finds columns the knapsack search misses.
+	seeds [][]unitCount
 }
 
 func newMaster(ctx context.Context, c *prep.Problem) (*master, error) {
@@ -683,8 +686,16 @@ func (m *master) price(ctx context.Context, y []float64, opts Options, until tim
 					continue
 				}
 				r.items, r.constant = m.pricingItems(ci, y, conflict)
-				r.best, r.val, r.upper = knapsack(r.items, m.knapsackRoom(ci), max(50, opts.PricingBudget*8/max(8, len(r.items))),
-					m.classes[ci].price-r.constant)
+				room := m.knapsackRoom(ci)
+				target := m.classes[ci].price - r.constant
+				r.best, r.val, r.upper = knapsack(r.items, room, max(50, opts.PricingBudget*8/max(8, len(r.items))), target)
+				if ci < len(m.seeds) && m.seeds[ci] != nil && r.upper > target+1e-9 {
+					if cnt, v, ok := fromSeed(r.items, room, m.seeds[ci]); ok {
+						if cnt, v = improve(r.items, room, cnt, v, densityOrder(r.items, room)); v > r.val {
+							r.best, r.val, r.upper = cnt, v, math.Max(r.upper, v)
+						}
+					}
+				}
 				r.done = true
 			}
 		}()
@@ -748,6 +759,17 @@ func (m *master) price(ctx context.Context, y []float64, opts Options, until tim
 			}
 		}
 		add(r.best, r.val)
+		if r.val > 0 {
+			if m.seeds == nil {
+				m.seeds = make([][]unitCount, len(m.classes))
+			}
+			m.seeds[ci] = m.seeds[ci][:0]
+			for a, n := range r.best {
+				if n > 0 {
+					m.seeds[ci] = append(m.seeds[ci], unitCount{r.items[a].g, n})
+				}
+			}
+		}
 		if r.upper <= cl.price-r.constant {
 			continue // no pattern of this class prices out
 		}

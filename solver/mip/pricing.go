@@ -2,6 +2,7 @@ package mip
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/packwright/packwright/solver/internal/prep"
@@ -93,6 +94,50 @@ func knapsack(items []item, alloc prep.Vec, budget int, target float64) (best []
 	}
 	best, bestVal = improve(items, alloc, s.best, s.bestVal, order)
 	return best, bestVal, math.Max(bestVal, upper)
+}
+
+// fromSeed maps a pattern (units per mgroup) onto this round's items, dropping the groups that are no longer
+// items (no value left); it reports false when the result does not fit alloc, breaks a unit cap or a clash.
+func fromSeed(items []item, alloc prep.Vec, seed []unitCount) ([]int, float64, bool) {
+	cnt := make([]int, len(items))
+	res := append(prep.Vec(nil), alloc...)
+	val := 0.0
+	for _, uc := range seed {
+		a := slices.IndexFunc(items, func(it item) bool { return it.g == uc.mg })
+		if a < 0 {
+			continue
+		}
+		if uc.n > items[a].max {
+			return nil, 0, false
+		}
+		cnt[a] = uc.n
+		val += float64(uc.n) * items[a].w
+		for k := range res {
+			if res[k] -= int64(uc.n) * items[a].req[k]; res[k] < 0 {
+				return nil, 0, false
+			}
+		}
+	}
+	for a := range items {
+		for _, b := range items[a].clash {
+			if cnt[a] > 0 && cnt[b] > 0 {
+				return nil, 0, false
+			}
+		}
+	}
+	return cnt, val, true
+}
+
+// densityOrder lists the items by decreasing value per unit of normalised size.
+func densityOrder(items []item, alloc prep.Vec) []int {
+	order := make([]int, len(items))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		return items[order[a]].w/normSum(items[order[a]].req, alloc) > items[order[b]].w/normSum(items[order[b]].req, alloc)
+	})
+	return order
 }
 
 // improve is a local search on a pattern: take r units of one item out and refill greedily in density order,
