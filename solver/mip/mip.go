@@ -282,17 +282,13 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 		return res, nil
 	}
 	// Round the LP and let the greedy complete it: a plan near the LP's value, which becomes the incumbent when
-	// it beats the greedy plan. It is a greedy run plus a validation, neither of which can be interrupted: it runs aside and is given up
-	// (left to finish unused) when it is not done well before the deadline.
+	// it beats the greedy plan. Each rounding is a greedy run plus a validation, neither of which can be
+	// interrupted: they run aside, start no new candidate after a quarter of the time left, and are given up
+	// (left to finish unused) when not done well before the deadline.
 	if lastX != nil {
 		done := make(chan *model.Plan, 1)
-		go func() {
-			rp, err := m.roundAndComplete(lastX)
-			if err != nil || rp.Validate(c.Src) != nil {
-				rp = nil
-			}
-			done <- rp
-		}()
+		until := time.Now().Add(time.Until(deadline) / 4)
+		go func() { done <- m.bestRounding(lastX, until) }()
 		wait := time.NewTimer(time.Until(deadline) * 6 / 10)
 		select {
 		case rp := <-done:

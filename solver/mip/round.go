@@ -2,6 +2,7 @@ package mip
 
 import (
 	"math"
+	"time"
 
 	"github.com/packwright/packwright/model"
 	"github.com/packwright/packwright/solver/greedy"
@@ -18,4 +19,46 @@ func (m *master) roundAndComplete(x []float64) (*model.Plan, error) {
 	partial := m.plan(floor)
 	partial.Unschedulable = nil
 	return greedy.Complete(m.c.Src, partial)
+}
+
+// roundUpShares are the fractions at or above which bestRounding rounds a pattern up instead of down, one
+// candidate plan each: the floor alone leaves the greedy a residual it packs a node or so worse than the LP,
+// and rounding the nearly whole patterns up often covers that residual for less.
+var roundUpShares = []float64{0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2}
+
+// bestRounding is the cheapest valid plan among roundAndComplete of x and of x with the patterns whose
+// fractional part is at least each of roundUpShares rounded up (pods they cover twice are dropped by plan, and
+// a rounding that breaks a count or pool limit fails validation), preferring plans that place more pods. It
+// stops early, keeping what it has, once until has passed; nil when no candidate is valid.
+func (m *master) bestRounding(x []float64, until time.Time) *model.Plan {
+	var best *model.Plan
+	try := func(y []float64) {
+		p, err := m.roundAndComplete(y)
+		if err != nil || p.Validate(m.c.Src) != nil {
+			return
+		}
+		if best == nil || p.Placed() > best.Placed() || (p.Placed() == best.Placed() && p.Cost < best.Cost-1e-9) {
+			best = p
+		}
+	}
+	try(x)
+	for _, share := range roundUpShares {
+		if !time.Now().Before(until) {
+			break
+		}
+		y := append([]float64(nil), x...)
+		up := false
+		for j, v := range x {
+			if j >= len(m.cols) || m.cols[j].kind != colPattern {
+				continue
+			}
+			if f := math.Floor(v + 1e-9); v-f >= share && f+1 <= m.cols[j].hi {
+				y[j], up = f+1, true
+			}
+		}
+		if up {
+			try(y)
+		}
+	}
+	return best
 }
