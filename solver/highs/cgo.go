@@ -679,6 +679,9 @@ func (inst *Instance) Run(ctx context.Context) (*Result, error) {
 			return fmt.Errorf("highs: out of memory for %d columns", ncol)
 		}
 		C.pw_run_set_stall(inst.run, C.double(stall.Seconds()))
+		// HiGHS (before 2.0) measures time_limit and its run time from the instance's first run: without the
+		// reset, column generation's later runs stop on "time limit" at once.
+		C.Highs_zeroAllClocks(inst.h)
 		started := time.Now()
 		C.Highs_run(inst.h)
 		res := inst.collect(ncol, nrow, isMIP)

@@ -401,3 +401,44 @@ func TestNoLeakAcrossThousandsOfSolves(t *testing.T) {
 		t.Fatalf("RSS grew by %d KiB over 5000 solves", after-before)
 	}
 }
+
+// HiGHS measures time_limit against the instance's cumulative run time unless its clocks are reset: column
+// generation re-runs one instance hundreds of times, and without the reset its later runs stopped at once on
+// "time limit" (existing/aws/5000: the second LP after 4 ms, with 300 ms left). Every run here has the full
+// limit, however long the instance has run in all.
+func TestTimeLimitIsPerRun(t *testing.T) {
+	const limit = 5 * time.Millisecond
+	inst, err := New(context.Background(), Options{TimeLimit: limit, Presolve: "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Close()
+	if err := inst.Pass(context.Background(), &Model{ColCost: []float64{1}, ColLower: []float64{0}, ColUpper: []float64{Inf},
+		RowLower: []float64{4}, RowUpper: []float64{Inf}, RowStart: []int{0, 1}, RowIndex: []int{0}, RowValue: []float64{1}}); err != nil {
+		t.Fatal(err)
+	}
+	var total time.Duration
+	runs := 0
+	for ; total < 4*limit && runs < 20000; runs++ {
+		// A new column each run, so that HiGHS has something to solve.
+		if err := inst.AddCols(context.Background(), []float64{2 + float64(runs%7)}, []float64{0}, []float64{Inf}, []int{0, 1}, []int{0}, []float64{2}, false); err != nil {
+			t.Fatal(err)
+		}
+		began := time.Now()
+		res, err := inst.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += time.Since(began)
+		if res.Status != StatusOptimal {
+			t.Fatalf("run %d, after %v of runs in all: status %v, want optimal", runs, total, res.Status)
+		}
+		if res.Runtime > limit {
+			t.Fatalf("run %d: runtime %v above the limit %v: the run's own time, not the total", runs, res.Runtime, limit)
+		}
+	}
+	t.Logf("%d runs, %v in all", runs, total)
+	if total < 4*limit {
+		t.Fatalf("%d runs took %v in all: too quick to pass the %v limit", runs, total, limit)
+	}
+}
