@@ -413,6 +413,9 @@ func (m *master) solveCompact(ctx context.Context, best *model.Plan, lb float64)
 	if cm == nil {
 		return &compactResult{status: why}, nil
 	}
+	if d, ok := ctx.Deadline(); ok && time.Until(d) < compactMinTime/2 {
+		return &compactResult{status: "compact model: no time left once built"}, nil
+	}
 	c, ub := m.c, best.Cost
 	mod, slots, existing, start, limit := cm.mod, cm.slots, cm.existing, cm.start, cm.limit
 	began := time.Now()

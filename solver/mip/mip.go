@@ -288,7 +288,7 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	if lastX != nil {
 		done := make(chan *model.Plan, 1)
 		until := time.Now().Add(time.Until(deadline) / 4)
-		go func() { done <- m.bestRounding(lastX, until) }()
+		go func() { done <- m.bestRounding(lastX, res.LPValue, until) }()
 		wait := time.NewTimer(time.Until(deadline) * 6 / 10)
 		select {
 		case rp := <-done:
@@ -462,7 +462,9 @@ func (m *master) prove(ctx context.Context, res *Result, warm *model.Plan) {
 	if best == nil || best.Cost <= 0 || !m.placesAll(best) || res.LowerBound >= best.Cost*(1-compactEps) {
 		return
 	}
-	if d, ok := ctx.Deadline(); ok && time.Until(d) < 20*time.Millisecond {
+	// HiGHS takes a while to notice an interrupt in the compact model (web/kwok/1000: 100-200 ms past the
+	// deadline when it started 50 ms before it), and with less time than this it proves nothing anyway.
+	if d, ok := ctx.Deadline(); ok && time.Until(d) < compactMinTime {
 		return
 	}
 	cr, err := m.solveCompact(ctx, best, res.LowerBound)
@@ -478,6 +480,9 @@ func (m *master) prove(ctx context.Context, res *Result, warm *model.Plan) {
 		res.Plan = cr.plan
 	}
 }
+
+// compactMinTime is the least time left before the deadline for which prove starts the compact model.
+const compactMinTime = 150 * time.Millisecond
 
 // farley turns a restricted master's LP value into a valid bound on the full LP: with every pattern's reduced
 // cost at least rho times its price (rho <= 0), LP* >= LP + rho*LP*, so LP* >= LP/(1-rho).

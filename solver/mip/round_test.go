@@ -65,7 +65,7 @@ func TestBestRoundingBeatsTheFloor(t *testing.T) {
 		if err != nil || floor.Validate(p) != nil {
 			t.Fatalf("seed %d: the floor's plan: %v", seed, err)
 		}
-		best := m.bestRounding(x, time.Now().Add(time.Minute))
+		best := m.bestRounding(x, 0, time.Now().Add(time.Minute))
 		if best == nil {
 			t.Fatalf("seed %d: no rounding, though the floor's plan is valid", seed)
 		}
