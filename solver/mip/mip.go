@@ -25,7 +25,7 @@ type Options struct {
 	PricingBudget int
 	// MaxColumnsPerIteration caps the patterns added per column-generation round (default 200).
 	MaxColumnsPerIteration int
-	// ExactPricingLimit bounds one HiGHS pricing solve, used where the search ran out of budget (default 20 ms).
+	// ExactPricingLimit bounds one HiGHS pricing solve, used where the search ran out of budget (default 10 ms).
 	ExactPricingLimit time.Duration
 	// ExactPricingBudget bounds the HiGHS pricing solves of one column-generation round (default 30 ms).
 	ExactPricingBudget time.Duration
@@ -38,7 +38,7 @@ type Options struct {
 	// the dive's plan), for the portfolio's local search to go on from.
 	Found func(*model.Plan)
 	// FixAbove is the number of whole new nodes in the LP above which they are fixed before the integer master
-	// (default 20; negative never fixes).
+	// (default 60; negative never fixes).
 	FixAbove int
 }
 
