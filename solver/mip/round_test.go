@@ -14,19 +14,8 @@ import (
 func lpSolution(t *testing.T, p *prep.Problem, rounds int) (*master, []float64) {
 	t.Helper()
 	ctx := context.Background()
-	m, err := newMaster(ctx, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	inst, err := highs.New(ctx, highs.Options{Presolve: "off"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = inst.Close() })
-	m.inst = inst
-	if err := m.build(ctx); err != nil {
-		t.Fatal(err)
-	}
+	m := builtMaster(t, ctx, p)
+	inst := m.inst
 	if err := m.addSingles(ctx); err != nil {
 		t.Fatal(err)
 	}
