@@ -664,6 +664,7 @@ func (m *master) price(ctx context.Context, y []float64, opts Options, until tim
 		items                []item
 		best                 []int
 		val, upper, constant float64
+		target               float64 // the value a pattern must beat to price out: the class's price less constant
 		done                 bool
 	}
 	conflict := m.conflictSets()
@@ -682,14 +683,14 @@ func (m *master) price(ctx context.Context, y []float64, opts Options, until tim
 				}
 				r := &out[ci]
 				if m.classes[ci].dominated {
-					r.done = true // a cheaper unlimited class prices every pattern lower
+					r.target, r.done = m.classes[ci].price, true // a cheaper unlimited class prices every pattern lower
 					continue
 				}
 				r.items, r.constant = m.pricingItems(ci, y, conflict)
 				room := m.knapsackRoom(ci)
-				target := m.classes[ci].price - r.constant
-				r.best, r.val, r.upper = knapsack(r.items, room, max(50, opts.PricingBudget*8/max(8, len(r.items))), target)
-				if ci < len(m.seeds) && m.seeds[ci] != nil && r.upper > target+1e-9 {
+				r.target = m.classes[ci].price - r.constant
+				r.best, r.val, r.upper = knapsack(r.items, room, max(50, opts.PricingBudget*8/max(8, len(r.items))), r.target)
+				if ci < len(m.seeds) && m.seeds[ci] != nil && r.upper > r.target+1e-9 {
 					if cnt, v, ok := fromSeed(r.items, room, m.seeds[ci]); ok {
 						if cnt, v = improve(r.items, room, cnt, v, densityOrder(r.items, room)); v > r.val {
 							r.best, r.val, r.upper = cnt, v, math.Max(r.upper, v)
@@ -706,7 +707,7 @@ func (m *master) price(ctx context.Context, y []float64, opts Options, until tim
 	// finds none, to add the last columns and prove the bound.
 	heuristicFound := false
 	for ci := range m.classes {
-		if r := &out[ci]; r.done && (len(r.items) > 0 || m.classes[ci].resident != nil) && m.classes[ci].price > 0 && m.classes[ci].price-r.constant-r.val < -1e-7*m.classes[ci].price {
+		if r := &out[ci]; r.done && (len(r.items) > 0 || m.classes[ci].resident != nil) && m.classes[ci].price > 0 && r.target-r.val < -1e-7*m.classes[ci].price {
 			heuristicFound = true
 			break
 		}
@@ -728,14 +729,14 @@ func (m *master) price(ctx context.Context, y []float64, opts Options, until tim
 			continue
 		}
 		room := m.knapsackRoom(ci)
-		if r.upper > r.val+1e-9 && r.upper > cl.price-r.constant && time.Now().Before(exactUntil) {
+		if r.upper > r.val+1e-9 && r.upper > r.target && time.Now().Before(exactUntil) {
 			// The search ran out of budget and a negative reduced cost is still possible: the LP relaxation
 			// tightens the bound cheaply, and where that is not enough HiGHS solves the knapsack exactly.
-			if _, _, u, ok := exactKnapsack(ctx, r.items, room, opts.ExactPricingLimit, true, cl.price-r.constant); ok {
+			if _, _, u, ok := exactKnapsack(ctx, r.items, room, opts.ExactPricingLimit, true, r.target); ok {
 				r.upper = math.Min(r.upper, u)
 			}
-			if r.upper > r.val+1e-9 && r.upper > cl.price-r.constant {
-				if b, v, u, ok := exactKnapsack(ctx, r.items, room, opts.ExactPricingLimit, false, cl.price-r.constant); ok {
+			if r.upper > r.val+1e-9 && r.upper > r.target {
+				if b, v, u, ok := exactKnapsack(ctx, r.items, room, opts.ExactPricingLimit, false, r.target); ok {
 					if v > r.val {
 						r.best, r.val = b, v
 					}
@@ -743,11 +744,11 @@ func (m *master) price(ctx context.Context, y []float64, opts Options, until tim
 				}
 			}
 		}
-		if x := (cl.price - r.constant - r.upper) / cl.price; x < rho {
+		if x := (r.target - r.upper) / cl.price; x < rho {
 			rho = x
 		}
 		add := func(cnt []int, v float64) {
-			if rc := cl.price - r.constant - v; rc < -1e-7*cl.price {
+			if rc := r.target - v; rc < -1e-7*cl.price {
 				var uc []unitCount
 				for a, n := range cnt {
 					if n > 0 {
@@ -770,7 +771,7 @@ func (m *master) price(ctx context.Context, y []float64, opts Options, until tim
 				}
 			}
 		}
-		if r.upper <= cl.price-r.constant {
+		if r.upper <= r.target {
 			continue // no pattern of this class prices out
 		}
 		// A few more patterns per class, each led by one of the most valuable groups, speed up convergence:

@@ -62,13 +62,7 @@ func knapsack(items []item, alloc prep.Vec, budget int, target float64) (best []
 		return best, bestVal, math.Max(upper, bestVal)
 	}
 	// Depth-first branch and bound, items in decreasing value density, bounded by the fractional relaxation.
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool {
-		return items[order[a]].w/normSum(items[order[a]].req, alloc) > items[order[b]].w/normSum(items[order[b]].req, alloc)
-	})
+	order := densityOrder(items, alloc)
 	s := &search{items: items, order: order, cnt: make([]int, n), res: append(prep.Vec(nil), alloc...),
 		best: best, bestVal: bestVal, floor: target, budget: budget, blocked: make([]int, n), lambda: lambda, rank: make([]int, n)}
 	for p, i := range order {
