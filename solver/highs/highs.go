@@ -33,8 +33,9 @@ var ErrBusy = errors.New("highs: solver thread busy with an earlier solve that o
 var ErrClosed = errors.New("highs: instance is closed")
 
 // Grace is how long Run waits past the context's deadline for HiGHS to honour the interrupt before it gives up
-// on the run and returns the best solution seen.
-const Grace = 80 * time.Millisecond
+// on the run and returns the best solution seen. The portfolio ends the MIP this much before its own margin, so a
+// run abandoned at the last moment still leaves the decision inside its deadline.
+const Grace = 50 * time.Millisecond
 
 // Sense is the optimisation direction.
 type Sense int
