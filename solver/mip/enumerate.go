@@ -46,8 +46,8 @@ func (m *master) enumerable() bool {
 	return true
 }
 
-// enumerateWithin lists every pattern of reduced cost at most t (see enumerate) for the largest t, halving from
-// gap, whose list is complete within enumLimit patterns and the deadline. With that list in the master, any plan
+// enumerateWithin lists every pattern of reduced cost at most t (see enumerate) for the largest t, doubling from
+// gap/16 up to gap, whose list is complete within enumLimit patterns and the deadline. With that list in the master, any plan
 // cheaper than LP + t is in it, so min(LP + t, the integer master's bound) is a valid bound. It returns nil
 // when even gap/16 lists too many.
 func (m *master) enumerateWithin(ctx context.Context, d *lpDuals, gap float64, until time.Time) ([]pattern, float64) {
@@ -67,9 +67,10 @@ func (m *master) enumerateWithin(ctx context.Context, d *lpDuals, gap float64, u
 	return best, bestT
 }
 
-// enumerate lists every pattern whose reduced cost under d is at most gap, at most limit of them (maximal in the groups free of zone
-// caps; dominated classes left out, as pricing leaves them out), until the deadline. It returns the patterns
-// and whether the list is complete; an incomplete list is worthless as a proof and is not returned.
+// enumerate lists every pattern whose reduced cost under d is at most gap (maximal in the groups free of zone
+// caps; dominated classes left out, as pricing leaves them out), until the deadline and at most limit of them.
+// It returns the patterns and whether the list is complete; an incomplete list is worthless as a proof and is
+// not returned.
 func (m *master) enumerate(ctx context.Context, d *lpDuals, gap float64, until time.Time, limit int) ([]pattern, bool) {
 	conflict := m.conflictSets()
 	var out []pattern
@@ -112,43 +113,21 @@ func (m *master) enumerate(ctx context.Context, d *lpDuals, gap float64, until t
 // dual cost. free marks groups without zone rows.
 func (m *master) enumItems(ci int, y []float64, conflict [][]int) ([]enumItem, float64) {
 	cl := &m.classes[ci]
-	constant := 0.0
-	for _, pr := range m.poolRows {
-		if pr.pool == cl.pool {
-			constant += y[pr.row] * float64(cl.capacity[pr.k])
-		}
-	}
-	if cl.limit > 0 {
-		constant += y[cl.limitRow]
-	}
+	constant := m.classDuals(ci, y)
 	var items []item
-	var free []bool
 	for _, g := range cl.groups {
 		i := m.mgOf[g]
-		most := min(m.groups[i].maxUnits, m.groups[i].units)
-		if most <= 0 {
-			continue
+		if most := min(m.groups[i].maxUnits, m.groups[i].units); most > 0 {
+			items = append(items, item{g: i, w: m.unitValue(i, cl.zone, y), req: m.groups[i].req, max: most})
 		}
-		items = append(items, item{g: i, w: m.unitValue(i, cl.zone, y), req: m.groups[i].req, max: most})
-		free = append(free, len(m.groupZoneRows(i)) == 0)
 	}
+	// The most valuable first: the fractional bound then cuts sooner. Clashes are linked after sorting, as
+	// they are positions in the slice.
+	sort.SliceStable(items, func(a, b int) bool { return items[a].w > items[b].w })
 	linkClashes(items, conflict)
 	out := make([]enumItem, len(items))
 	for a := range items {
-		out[a] = enumItem{item: items[a], free: free[a]}
-	}
-	sort.SliceStable(out, func(a, b int) bool { return out[a].w > out[b].w })
-	// Sorting moved the items: restate the clash lists in the new positions.
-	pos := make(map[int]int, len(out))
-	for a := range out {
-		pos[out[a].g] = a
-	}
-	for a := range out {
-		clash := make([]int, 0, len(out[a].clash))
-		for _, b := range out[a].clash {
-			clash = append(clash, pos[items[b].g])
-		}
-		out[a].clash = clash
+		out[a] = enumItem{item: items[a], free: len(m.groupZoneRows(items[a].g)) == 0}
 	}
 	return out, constant
 }

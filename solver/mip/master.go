@@ -802,15 +802,7 @@ func (m *master) price(ctx context.Context, y []float64, opts Options, until tim
 // (its use of NodePool limits).
 func (m *master) pricingItems(ci int, y []float64, conflict [][]int) ([]item, float64) {
 	cl := &m.classes[ci]
-	constant := 0.0
-	for _, pr := range m.poolRows {
-		if pr.pool == cl.pool {
-			constant += y[pr.row] * float64(cl.capacity[pr.k])
-		}
-	}
-	if cl.limit > 0 {
-		constant += y[cl.limitRow]
-	}
+	constant := m.classDuals(ci, y)
 	// value is the dual value of one unit of mgroup i on a node of the class.
 	value := func(i int) float64 {
 		return m.unitValue(i, cl.zone, y) - float64(m.groups[i].ppu)*m.unitPenalty(i, ci) // the pattern's cost grows by it per unit
@@ -841,6 +833,22 @@ func (m *master) pricingItems(ci int, y []float64, conflict [][]int) ([]item, fl
 	}
 	linkClashes(items, conflict)
 	return items, constant
+}
+
+// classDuals is the dual cost that every pattern of class ci pays whatever it holds: its use of NodePool
+// limits and of the class's count limit.
+func (m *master) classDuals(ci int, y []float64) float64 {
+	cl := &m.classes[ci]
+	d := 0.0
+	for _, pr := range m.poolRows {
+		if pr.pool == cl.pool {
+			d += y[pr.row] * float64(cl.capacity[pr.k])
+		}
+	}
+	if cl.limit > 0 {
+		d += y[cl.limitRow]
+	}
+	return d
 }
 
 // linkClashes fills each item's clash list: the other items whose mgroup conflict[its mgroup] lists.
