@@ -32,20 +32,27 @@ func compactProblem(seed uint64) *model.Problem {
 	return p
 }
 
+// compiledWithGreedy compiles p and plans it with the greedy.
+func compiledWithGreedy(t *testing.T, p *model.Problem) (*prep.Problem, *model.Plan) {
+	t.Helper()
+	c, err := prep.Compile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm, err := greedy.SolveCompiled(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, warm
+}
+
 // The incumbent mapped onto the compact model must satisfy every row and bound, or HiGHS drops it silently; the
 // model's solution must be a valid plan no dearer than the incumbent, and its bound no higher than any plan.
 func TestCompactModel(t *testing.T) {
 	proven := 0
 	for seed := uint64(1); seed <= 8; seed++ {
 		p := compactProblem(seed)
-		c, err := prep.Compile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		warm, err := greedy.SolveCompiled(c)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c, warm := compiledWithGreedy(t, p)
 		m, err := newMaster(context.Background(), c)
 		if err != nil {
 			t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/packwright/packwright/solver/greedy"
 	"github.com/packwright/packwright/solver/internal/prep"
 )
 
@@ -185,14 +184,7 @@ func TestEnumerationBoundsAndFindsTheOptimum(t *testing.T) {
 	exact := 0
 	for seed := uint64(1); seed <= 8; seed++ {
 		p := compactProblem(seed)
-		c, err := prep.Compile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		warm, err := greedy.SolveCompiled(c)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c, warm := compiledWithGreedy(t, p)
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		om := builtMaster(t, ctx, c)
 		cr, err := om.solveCompact(ctx, warm, 0)
