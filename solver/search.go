@@ -81,14 +81,22 @@ func (s *localSearch) stop() {
 	}
 }
 
-// wait lets the search begin if it has not (the MIP may have returned before its LP), waits for it to end,
-// and returns its plan when the search found one and it is valid for p, else nil.
-func (s *localSearch) wait(p *model.Problem) *model.Plan {
+// wait lets the search begin if it has not (the MIP may have returned before its LP), waits for it to end or
+// for ctx to end, and returns its plan when the search found one and it is valid for p, else nil. A step of the
+// search cannot be interrupted (one greedy completion of 50,000 spread pods took seconds before the bound pods
+// were indexed), so at ctx's end wait takes the cheapest plan the search has reported and leaves the step to
+// finish unused.
+func (s *localSearch) wait(ctx context.Context, p *model.Problem) *model.Plan {
 	if s == nil {
 		return nil
 	}
 	s.lpEnded()
-	ls := <-s.result
+	var ls *model.Plan
+	select {
+	case ls = <-s.result:
+	case <-ctx.Done():
+		ls = s.latest.Load()
+	}
 	s.cancel()
 	if ls == nil || ls.Solver != greedy.LocalSearch || ls.Validate(p) != nil {
 		return nil

@@ -58,11 +58,13 @@ func TestLocalSearchBesideTheMIP(t *testing.T) {
 	var none *localSearch
 	none.lpEnded()
 	none.stop()
-	if none.incumbent() != nil || none.wait(nil) != nil {
+	if none.incumbent() != nil || none.wait(context.Background(), nil) != nil {
 		t.Fatal("a search never started has a plan")
 	}
 
 	cheaper := 0
+	var found *model.Plan // a valid local-search plan, and its problem
+	var foundP *model.Problem
 	for seed := uint64(1); seed <= 3; seed++ {
 		p := spreadServices(seed, 45)
 		if err := p.Validate(); err != nil {
@@ -80,7 +82,7 @@ func TestLocalSearchBesideTheMIP(t *testing.T) {
 		}
 		s.lpEnded()
 		s.lpEnded() // the MIP may signal more than once
-		got := s.wait(p)
+		got := s.wait(context.Background(), p)
 		cancel()
 		if got == nil {
 			t.Logf("seed %d: no cheaper plan than greedy's $%.4f/h", seed, start.Cost)
@@ -94,6 +96,7 @@ func TestLocalSearchBesideTheMIP(t *testing.T) {
 			t.Fatalf("seed %d: the MIP was not offered the search's plan of $%.4f/h (incumbent %v)", seed, got.Cost, inc)
 		}
 		cheaper++
+		found, foundP = got, p
 		t.Logf("seed %d: %d pods, greedy $%.4f/h, local search $%.4f/h", seed, start.Placed(), start.Cost, got.Cost)
 	}
 	if cheaper < 2 {
@@ -109,8 +112,36 @@ func TestLocalSearchBesideTheMIP(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := startLocalSearch(ctx, p, start)
 	cancel()
-	if got := s.wait(p); got != nil {
+	if got := s.wait(context.Background(), p); got != nil {
 		t.Fatalf("a search cancelled before it began returned a plan of $%.4f/h", got.Cost)
+	}
+
+	// A step that overruns the decision (its result never comes) does not hold wait past its context: wait
+	// returns the cheapest plan the search reported, validated.
+	if found == nil {
+		return
+	}
+	stuck := &localSearch{cancel: func() {}, lpDone: make(chan struct{}), result: make(chan *model.Plan, 1)}
+	stuck.latest.Store(found)
+	wctx, wcancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer wcancel()
+	waited := make(chan *model.Plan, 1)
+	go func() { waited <- stuck.wait(wctx, foundP) }()
+	select {
+	case got := <-waited:
+		if got != found {
+			t.Fatalf("wait on an overrunning step returned %v, want the reported plan of $%.4f/h", got, found.Cost)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("wait on an overrunning step still waits 2s after its 50ms context ended")
+	}
+	// A reported plan that is not valid for the problem is not returned.
+	bad := *found
+	bad.NewNodes = bad.NewNodes[1:]
+	stuck = &localSearch{cancel: func() {}, lpDone: make(chan struct{}), result: make(chan *model.Plan, 1)}
+	stuck.latest.Store(&bad)
+	if got := stuck.wait(wctx, foundP); got != nil {
+		t.Fatalf("wait returned a plan that drops a node's pods ($%.4f/h)", got.Cost)
 	}
 }
 

@@ -128,7 +128,7 @@ func solve(ctx context.Context, p *model.Problem, opts Options) (best, alt *mode
 		if err == nil && res.Plan != nil && res.Plan.Cost-res.LowerBound <= 0.002*res.Plan.Cost {
 			search.stop()
 		}
-		lsPlan = search.wait(p)
+		lsPlan = search.wait(mctx, p)
 		mcancel()
 		// An integer master stopped at the deadline can leave a few pods to its slack, and the MIP then had no
 		// time to complete its plan: complete it here, in the time kept for validation, when it is the cheaper

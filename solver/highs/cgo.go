@@ -818,6 +818,17 @@ func (inst *Instance) Close() error {
 	return call(context.Background(), release)
 }
 
+// Release is Close without waiting: the release is queued on the solver thread and Release returns at once.
+// Freeing a large model takes tens of milliseconds (the master of 50,000 spread pods), which a caller at its
+// deadline should not spend; the next call on the solver thread runs after it.
+func (inst *Instance) Release() {
+	if inst.closed {
+		return
+	}
+	inst.closed = true
+	go func() { _ = call(context.Background(), func() error { inst.destroy(); return nil }) }()
+}
+
 // runWithoutTimeLimit is Run with HiGHS's own time_limit lifted, for testing the watchdog alone.
 func (inst *Instance) runWithoutTimeLimit(ctx context.Context) (*Result, error) {
 	inst.noTimeLimit = true

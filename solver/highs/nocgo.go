@@ -51,3 +51,6 @@ func (*Instance) Run(context.Context) (*Result, error) { return nil, ErrUnavaila
 
 // Close does nothing.
 func (*Instance) Close() error { return nil }
+
+// Release does nothing.
+func (*Instance) Release() {}

@@ -63,7 +63,9 @@ func (o *Options) defaults() {
 	}
 }
 
-// Result is the MIP's answer. Plan is nil when the integer master found no solution in time.
+// Result is the MIP's answer. Plan is nil when the integer master found no solution in time. Plan has passed
+// model.Plan.Validate, except an integer plan decoded after the deadline, whose validation (tens of
+// milliseconds on 50,000 pods) is left to the caller, which must validate every plan anyway.
 type Result struct {
 	Plan *model.Plan
 	// LowerBound is a proven lower bound on the hourly cost of new nodes for placing every placeable pod; 0 when
@@ -144,7 +146,8 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	if err != nil {
 		return fail("create", err)
 	}
-	defer inst.Close()
+	// Released without waiting: freeing the model of a large master takes tens of milliseconds past the deadline.
+	defer inst.Release()
 	m.inst = inst
 	if err := m.build(ctx); err != nil {
 		return fail("build master", err)
@@ -403,26 +406,50 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	return res, nil
 }
 
-// decode turns an integer master's solution into a valid plan, or nil, with a note for the status. A solution
-// stopped early may leave pods out through the slack, or break a zone rule there, whose units plan leaves out
-// too: the greedy places them (a few milliseconds), unless HiGHS overran the deadline. The master relaxes some
-// rules (see prep.Problem.Relaxed), so the plan is validated.
+// decode turns an integer master's solution into a plan, or nil, with a note for the status. A solution stopped
+// early may leave pods out through the slack, or break a zone rule there, whose units plan leaves out too: the
+// greedy places them. The master relaxes some rules (see prep.Problem.Relaxed), so the plan is validated.
+// Completing and validating cannot be interrupted and take a while on large problems (100 ms and more on 50,000
+// spread pods), so they run aside until the deadline: then the plan as decoded, complete or not, is returned for
+// the caller to validate (see Result) and the work aside is left to finish unused. The portfolio completes such
+// a plan in the time it keeps for validation when it is cheaper than greedy's.
 func (m *master) decode(ip *highs.Result, deadline time.Time) (*model.Plan, string) {
 	if !ip.HasSolution {
 		return nil, ""
 	}
-	p, note := m.plan(ip.ColValues), ""
-	if !m.placesAll(p) && time.Until(deadline) > 0 {
-		partial := *p
-		partial.Unschedulable = nil
-		if cp, err := greedy.Complete(m.c.Src, &partial); err == nil {
-			p, note = cp, "; completed by greedy"
+	p := m.plan(ip.ColValues)
+	whole := m.placesAll(p)
+	if time.Until(deadline) <= 0 {
+		return p, "; validation left to the caller after the deadline"
+	}
+	type decoded struct {
+		plan *model.Plan
+		note string
+	}
+	done := make(chan decoded, 1)
+	go func() {
+		out, note := p, ""
+		if !whole {
+			partial := *p
+			partial.Unschedulable = nil
+			if cp, err := greedy.Complete(m.c.Src, &partial); err == nil {
+				out, note = cp, "; completed by greedy"
+			}
 		}
+		if err := out.Validate(m.c.Src); err != nil {
+			done <- decoded{nil, note + "; integer plan rejected by validation"}
+			return
+		}
+		done <- decoded{out, note}
+	}()
+	wait := time.NewTimer(time.Until(deadline))
+	defer wait.Stop()
+	select {
+	case d := <-done:
+		return d.plan, d.note
+	case <-wait.C:
+		return p, "; validation left to the caller after the deadline"
 	}
-	if err := p.Validate(m.c.Src); err != nil {
-		return nil, note + "; integer plan rejected by validation"
-	}
-	return p, note
 }
 
 // searchUnfixed lifts fixBulk's bounds and runs the integer master again, from the cheaper of the fixed

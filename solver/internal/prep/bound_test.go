@@ -14,7 +14,11 @@ import (
 func TestBoundPodRulesMatchPerPodCheck(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	apps := []string{"web", "db", "cache", "queue"}
+	// Selectors by label pair go through the kinds' label index, those by expression only to every kind.
 	sel := func(app string) *model.LabelSelector {
+		if rng.IntN(4) == 0 {
+			return &model.LabelSelector{MatchExpressions: model.Requirements{{Key: "app", Operator: model.OpIn, Values: []string{app}}}}
+		}
 		return &model.LabelSelector{MatchLabels: map[string]string{"app": app}}
 	}
 	for trial := range 20 {

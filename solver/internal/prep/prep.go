@@ -111,6 +111,13 @@ type Problem struct {
 	kinds     []*model.BoundPod
 	kindNodes [][]int
 	kindZones [][]int
+	// kindIndex maps "key\x00value" to the kinds with that label, allKinds lists every kind, and repelledBy[g]
+	// the kinds whose hostname anti-affinity may select group g (kindCandidates, buildKindIndex). kindMark is
+	// Compile's scratch for visiting each kind once per group.
+	kindIndex  map[string][]int
+	allKinds   []int
+	repelledBy [][]int
+	kindMark   []int
 	// Relaxed lists the constraints of the source problem that this compiled form does not encode (for example
 	// cross-group pod affinity). A plan built on it must be checked by model.Plan.Validate; a bound computed on
 	// it is still valid, because dropping constraints only lowers the optimum.
@@ -198,6 +205,7 @@ func Compile(p *model.Problem) (*Problem, error) {
 	}
 	c.buildLabelIndex()
 	c.buildBoundKinds()
+	c.buildKindIndex()
 	for gi := range p.Groups {
 		c.Groups = append(c.Groups, c.group(gi))
 	}
@@ -354,7 +362,7 @@ func (c *Problem) group(gi int) Group {
 		cg.OfferingOK[oi] = true
 		cg.Offerings = append(cg.Offerings, oi)
 	}
-	blocked := c.blockedNodes(g)
+	blocked := c.blockedNodes(gi)
 	for ni := range p.Nodes {
 		n := &p.Nodes[ni]
 		if (blocked != nil && blocked[ni]) || !g.Compatible(c.nodeLabels[ni], n.Taints) || !c.nodeAdmits(g, &c.Nodes[ni]) {
@@ -367,13 +375,13 @@ func (c *Problem) group(gi int) Group {
 		cg.Nodes = append(cg.Nodes, ni)
 	}
 	// Zone bookkeeping: bound pods that the group's zone rules count, and the eligible domains.
-	for k, bp := range c.kinds {
-		if c.countsForZone(g, *bp) {
+	c.zoneKinds(gi, func(k int) {
+		if c.countsForZone(g, *c.kinds[k]) {
 			for z, n := range c.kindZones[k] {
 				cg.ZoneBase[z] += n
 			}
 		}
-	}
+	})
 	if cg.ZoneSkew > 0 || cg.ZoneCap > 0 {
 		eligible := make([]bool, len(c.Zones))
 		for _, oi := range cg.Offerings {
@@ -463,11 +471,12 @@ func (c *Problem) countsForZone(g *model.PodGroup, bp model.BoundPod) bool {
 
 // blockedNodes marks the existing nodes that g may not join for the pods bound there: hostname
 // anti-affinity in either direction. Host ports are checked per node (nodeAdmits).
-func (c *Problem) blockedNodes(g *model.PodGroup) []bool {
+func (c *Problem) blockedNodes(gi int) []bool {
+	g := &c.Src.Groups[gi]
 	var blocked []bool
-	for k, bp := range c.kinds {
-		if !c.repels(g, bp) {
-			continue
+	c.hostnameKinds(gi, func(k int) {
+		if !c.repels(g, c.kinds[k]) {
+			return
 		}
 		if blocked == nil {
 			blocked = make([]bool, len(c.Nodes))
@@ -475,7 +484,7 @@ func (c *Problem) blockedNodes(g *model.PodGroup) []bool {
 		for _, ni := range c.kindNodes[k] {
 			blocked[ni] = true
 		}
-	}
+	})
 	return blocked
 }
 
