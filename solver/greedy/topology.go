@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/packwright/packwright/model"
+	"github.com/packwright/packwright/solver/internal/prep"
 )
 
 // topology indexes the nodes by the value of every topology key that some rule uses, so that the rules of
@@ -37,11 +38,10 @@ type topology struct {
 	openGuards []*spreadRule
 
 	classes []boundClass
-	// classIndex maps "key\x00value" to the classes with that label and allClasses lists every class
-	// (classCandidates): the greedy's completion (Complete) sees the placed pods as bound pods, one class per
-	// group, and testing every rule against every class was quadratic (seconds on 50,000 spread pods).
-	classIndex map[string][]int
-	allClasses []int
+	// classIndex indexes the classes by label: the greedy's completion (Complete) sees the placed pods as bound
+	// pods, one class per group, and testing every rule against every class was quadratic (seconds on 50,000
+	// spread pods).
+	classIndex *prep.LabelIndex
 }
 
 // boundClass is a set of bound pods with one namespace and identical labels, which every selector treats
@@ -322,33 +322,7 @@ func (s *solver) buildClasses() {
 			}
 		}
 	}
-	t.classIndex = make(map[string][]int)
-	t.allClasses = make([]int, len(t.classes))
-	for id := range t.classes {
-		t.allClasses[id] = id
-		for k, v := range t.classes[id].labels {
-			t.classIndex[k+"\x00"+v] = append(t.classIndex[k+"\x00"+v], id)
-		}
-	}
-}
-
-// classCandidates returns, in increasing order, the bound-pod classes that selector sel may match: a superset
-// that the caller still checks (as prep.Problem.Candidates for groups). The slice is shared: do not modify it.
-func (t *topology) classCandidates(sel *model.LabelSelector) []int {
-	if sel == nil {
-		return nil
-	}
-	if len(sel.MatchLabels) == 0 {
-		return t.allClasses
-	}
-	var best []int
-	first := true
-	for k, v := range sel.MatchLabels {
-		if list := t.classIndex[k+"\x00"+v]; first || len(list) < len(best) {
-			best, first = list, false
-		}
-	}
-	return best
+	t.classIndex = prep.NewLabelIndex(len(t.classes), func(id int) map[string]string { return t.classes[id].labels })
 }
 
 // buildPorts records host ports. Two pods of one group never share a node when it has a port; groups
@@ -432,7 +406,7 @@ func (s *solver) buildAnti() {
 				b.addWith(g)
 				b.note(fmt.Sprintf("required pod anti-affinity %s of group %q", term.String(), pg.Name))
 			}
-			for _, id := range s.topo.classCandidates(term.Selector) {
+			for _, id := range s.topo.classIndex.Candidates(term.Selector) {
 				cl := &s.topo.classes[id]
 				if !term.MatchesPod(pg.Namespace, cl.ns, cl.labels) {
 					continue
@@ -506,7 +480,7 @@ func (s *solver) buildAffinity() {
 				af.anchorSet[h] = true
 			}
 		}
-		for _, id := range s.topo.classCandidates(terms[0].Selector) { // as for the groups above
+		for _, id := range s.topo.classIndex.Candidates(terms[0].Selector) { // as for the groups above
 			cl := &s.topo.classes[id]
 			if !all(cl.ns, cl.labels) {
 				continue
@@ -573,7 +547,7 @@ func (s *solver) buildSpreads() {
 				D := t.ndom[k]
 				r.count, r.isDom, r.recv = make([]int64, D), make([]bool, D), make([]bool, D)
 			}
-			for _, id := range t.classCandidates(sc.Selector) {
+			for _, id := range t.classIndex.Candidates(sc.Selector) {
 				cl := &t.classes[id]
 				if cl.ns != pg.Namespace || !sc.Selector.Matches(cl.labels) {
 					continue

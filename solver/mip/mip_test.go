@@ -314,21 +314,7 @@ func TestDive(t *testing.T) {
 // decoded from it must still keep the rule (leaving the excess out), and completing it must place every pod
 // within the rule.
 func TestPlanKeepsZoneRulesOfASlackSolution(t *testing.T) {
-	zones := []string{"z1", "z2", "z3"}
-	p := &model.Problem{Offerings: offerings(zones), Zones: zones, Pools: []model.NodePool{{Name: "default"}}}
-	sel := &model.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
-	g := model.PodGroup{Name: "web", Namespace: "default", Labels: map[string]string{"app": "web"},
-		Requests:        model.Resources{model.CPU: 1000, model.Memory: 1 << 30, model.Pods: 1},
-		PodAntiAffinity: []model.PodAffinityTerm{{Selector: sel, TopologyKey: model.LabelHostname}},
-		TopologySpread:  []model.TopologySpread{{MaxSkew: 1, TopologyKey: model.LabelZone, WhenUnsatisfiable: model.DoNotSchedule, Selector: sel}}}
-	for i := range 7 {
-		g.Pods = append(g.Pods, model.PodRef{Namespace: "default", Name: fmt.Sprintf("web-%d", i)})
-	}
-	p.Groups = []model.PodGroup{g}
-	c, err := prep.Compile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, c := zoneSpreadWeb(t, 7, true)
 	ctx := context.Background()
 	m := builtMaster(t, ctx, c)
 	// One node per pod in each zone: 5 in z1, 1 in z2, 1 in z3 (skew 4).
@@ -422,4 +408,28 @@ func TestMIPReportsItsPlansAsFound(t *testing.T) {
 			t.Errorf("plan %d reported at $%.4f/h, the MIP returned %v", i, pl.Cost, res.Plan)
 		}
 	}
+}
+
+// zoneSpreadWeb is a problem of one group of pods web pods (1 CPU, 1 GiB) spread over three zones with maxSkew 1,
+// one per node too when oneNodeEach, compiled.
+func zoneSpreadWeb(t *testing.T, pods int, oneNodeEach bool) (*model.Problem, *prep.Problem) {
+	t.Helper()
+	zones := []string{"z1", "z2", "z3"}
+	p := &model.Problem{Offerings: offerings(zones), Zones: zones, Pools: []model.NodePool{{Name: "default"}}}
+	sel := &model.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+	g := model.PodGroup{Name: "web", Namespace: "default", Labels: map[string]string{"app": "web"},
+		Requests:       model.Resources{model.CPU: 1000, model.Memory: 1 << 30, model.Pods: 1},
+		TopologySpread: []model.TopologySpread{{MaxSkew: 1, TopologyKey: model.LabelZone, WhenUnsatisfiable: model.DoNotSchedule, Selector: sel}}}
+	if oneNodeEach {
+		g.PodAntiAffinity = []model.PodAffinityTerm{{Selector: sel, TopologyKey: model.LabelHostname}}
+	}
+	for i := range pods {
+		g.Pods = append(g.Pods, model.PodRef{Namespace: "default", Name: fmt.Sprintf("web-%d", i)})
+	}
+	p.Groups = []model.PodGroup{g}
+	c, err := prep.Compile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, c
 }

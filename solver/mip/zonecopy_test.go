@@ -2,31 +2,14 @@ package mip
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"testing"
-
-	"github.com/packwright/packwright/model"
-	"github.com/packwright/packwright/solver/internal/prep"
 )
 
 // A pattern priced in one zone is copied, pods and all, to the cheapest class of every other zone that holds
 // them; duals that price the copies above maxRC keep them out.
 func TestZoneCopiesOfAPattern(t *testing.T) {
-	zones := []string{"z1", "z2", "z3"}
-	p := &model.Problem{Offerings: offerings(zones), Zones: zones, Pools: []model.NodePool{{Name: "default"}}}
-	sel := &model.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
-	g := model.PodGroup{Name: "web", Namespace: "default", Labels: map[string]string{"app": "web"},
-		Requests:       model.Resources{model.CPU: 1000, model.Memory: 1 << 30, model.Pods: 1},
-		TopologySpread: []model.TopologySpread{{MaxSkew: 1, TopologyKey: model.LabelZone, WhenUnsatisfiable: model.DoNotSchedule, Selector: sel}}}
-	for i := range 12 {
-		g.Pods = append(g.Pods, model.PodRef{Namespace: "default", Name: fmt.Sprintf("web-%d", i)})
-	}
-	p.Groups = []model.PodGroup{g}
-	c, err := prep.Compile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, c := zoneSpreadWeb(t, 12, false)
 	ctx := context.Background()
 
 	tests := []struct {

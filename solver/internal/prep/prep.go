@@ -98,9 +98,8 @@ type Problem struct {
 	// Conflicts[g] lists groups that may not share a node with g (hostname anti-affinity either way, or a
 	// shared host port).
 	Conflicts [][]int
-	// labelIndex maps "key\x00value" to the groups with that label, allGroups lists every group (Candidates).
-	labelIndex map[string][]int
-	allGroups  []int
+	// groupIndex indexes the groups by label (Candidates).
+	groupIndex *LabelIndex
 	// offLabels and nodeLabels are the labels node selection sees (with a hostname), computed once.
 	offLabels  []map[string]string
 	nodeLabels []map[string]string
@@ -111,11 +110,9 @@ type Problem struct {
 	kinds     []*model.BoundPod
 	kindNodes [][]int
 	kindZones [][]int
-	// kindIndex maps "key\x00value" to the kinds with that label, allKinds lists every kind, and repelledBy[g]
-	// the kinds whose hostname anti-affinity may select group g (kindCandidates, buildKindIndex). kindMark is
-	// Compile's scratch for visiting each kind once per group.
-	kindIndex  map[string][]int
-	allKinds   []int
+	// kindIndex indexes the kinds by label, and repelledBy[g] lists the kinds whose hostname anti-affinity may
+	// select group g (buildKindIndex). kindMark is Compile's scratch for visiting each kind once per group.
+	kindIndex  *LabelIndex
 	repelledBy [][]int
 	kindMark   []int
 	// Relaxed lists the constraints of the source problem that this compiled form does not encode (for example
@@ -203,7 +200,7 @@ func Compile(p *model.Problem) (*Problem, error) {
 	for i := range p.Nodes {
 		c.nodeLabels = append(c.nodeLabels, nodeLabels(&p.Nodes[i]))
 	}
-	c.buildLabelIndex()
+	c.groupIndex = NewLabelIndex(len(p.Groups), func(g int) map[string]string { return p.Groups[g].Labels })
 	c.buildBoundKinds()
 	c.buildKindIndex()
 	for gi := range p.Groups {

@@ -9,50 +9,55 @@ import "github.com/packwright/packwright/model"
 // completion (greedy.Complete, behind the local search) compiles a problem whose placed pods are bound pods, one
 // kind per group, and testing every group against every kind took 7 s on 50,000 spread pods.
 
-// buildLabelIndex indexes the groups by label pair.
-func (c *Problem) buildLabelIndex() {
-	c.labelIndex = make(map[string][]int)
-	c.allGroups = make([]int, len(c.Src.Groups))
-	for g := range c.Src.Groups {
-		c.allGroups[g] = g
-		for k, v := range c.Src.Groups[g].Labels {
-			c.labelIndex[k+"\x00"+v] = append(c.labelIndex[k+"\x00"+v], g)
-		}
-	}
+// LabelIndex narrows a label selector to the items (groups, kinds of bound pod) carrying the least common of its
+// MatchLabels pairs. It is read-only once built.
+type LabelIndex struct {
+	byPair map[string][]int // "key\x00value" to the items with that label, in increasing order
+	all    []int
 }
 
-// Candidates returns, in increasing order, the groups that selector s may match: a superset that the caller
+// NewLabelIndex indexes items 0..n-1 by the label pairs labels(i) returns.
+func NewLabelIndex(n int, labels func(i int) map[string]string) *LabelIndex {
+	x := &LabelIndex{byPair: make(map[string][]int), all: make([]int, n)}
+	for i := range n {
+		x.all[i] = i
+		for k, v := range labels(i) {
+			x.byPair[k+"\x00"+v] = append(x.byPair[k+"\x00"+v], i)
+		}
+	}
+	return x
+}
+
+// Candidates returns, in increasing order, the items that selector s may match: a superset that the caller
 // still checks with s.Matches (or PodAffinityTerm.MatchesPod). A nil selector matches nothing; one without
-// MatchLabels may match every group. The slice is shared: do not modify it.
-func (c *Problem) Candidates(s *model.LabelSelector) []int {
+// MatchLabels may match every item. The slice is shared: do not modify it.
+func (x *LabelIndex) Candidates(s *model.LabelSelector) []int {
 	if s == nil {
 		return nil
 	}
 	if len(s.MatchLabels) == 0 {
-		return c.allGroups
+		return x.all
 	}
 	var best []int
 	first := true
 	for k, v := range s.MatchLabels {
-		if list := c.labelIndex[k+"\x00"+v]; first || len(list) < len(best) {
+		if list := x.byPair[k+"\x00"+v]; first || len(list) < len(best) {
 			best, first = list, false
 		}
 	}
 	return best
 }
 
+// Candidates returns, in increasing order, the groups that selector s may match (LabelIndex.Candidates).
+func (c *Problem) Candidates(s *model.LabelSelector) []int { return c.groupIndex.Candidates(s) }
+
 // buildKindIndex indexes the bound pods' kinds by label pair and lists, for each group, the kinds whose hostname
 // anti-affinity may select it (through the groups' label index).
 func (c *Problem) buildKindIndex() {
-	c.kindIndex = make(map[string][]int)
-	c.allKinds = make([]int, len(c.kinds))
+	c.kindIndex = NewLabelIndex(len(c.kinds), func(k int) map[string]string { return c.kinds[k].Labels })
 	c.repelledBy = make([][]int, len(c.Src.Groups))
 	c.kindMark = make([]int, len(c.kinds))
 	for k, bp := range c.kinds {
-		c.allKinds[k] = k
-		for l, v := range bp.Labels {
-			c.kindIndex[l+"\x00"+v] = append(c.kindIndex[l+"\x00"+v], k)
-		}
 		for _, t := range bp.PodAntiAffinity {
 			if t.TopologyKey != model.LabelHostname {
 				continue
@@ -64,24 +69,6 @@ func (c *Problem) buildKindIndex() {
 			}
 		}
 	}
-}
-
-// kindCandidates returns the kinds that selector s may match, a superset as Candidates returns for groups.
-func (c *Problem) kindCandidates(s *model.LabelSelector) []int {
-	if s == nil {
-		return nil
-	}
-	if len(s.MatchLabels) == 0 {
-		return c.allKinds
-	}
-	var best []int
-	first := true
-	for k, v := range s.MatchLabels {
-		if list := c.kindIndex[k+"\x00"+v]; first || len(list) < len(best) {
-			best, first = list, false
-		}
-	}
-	return best
 }
 
 // hostnameKinds calls visit once for each kind that may share a hostname anti-affinity rule with group gi, in
@@ -97,7 +84,7 @@ func (c *Problem) hostnameKinds(gi int, visit func(k int)) {
 	}
 	for _, t := range g.PodAntiAffinity {
 		if t.TopologyKey == model.LabelHostname {
-			for _, k := range c.kindCandidates(t.Selector) {
+			for _, k := range c.kindIndex.Candidates(t.Selector) {
 				once(k)
 			}
 		}
@@ -120,14 +107,14 @@ func (c *Problem) zoneKinds(gi int, visit func(k int)) {
 	}
 	for _, s := range g.TopologySpread {
 		if s.WhenUnsatisfiable == model.DoNotSchedule && s.TopologyKey == model.LabelZone {
-			for _, k := range c.kindCandidates(s.Selector) {
+			for _, k := range c.kindIndex.Candidates(s.Selector) {
 				once(k)
 			}
 		}
 	}
 	for _, t := range g.PodAntiAffinity {
 		if t.TopologyKey == model.LabelZone {
-			for _, k := range c.kindCandidates(t.Selector) {
+			for _, k := range c.kindIndex.Candidates(t.Selector) {
 				once(k)
 			}
 		}
