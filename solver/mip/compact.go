@@ -147,8 +147,13 @@ type compactModel struct {
 // buildCompact builds the compact model for plans no dearer than best (the incumbent, which must place every
 // placeable unit), with lb a bound already proven. It returns nil and why when the model is not worth building.
 func (m *master) buildCompact(best *model.Plan, lb float64) (*compactModel, string) {
+	return m.buildCompactOn(best, lb, m.compactSlots(best.Cost))
+}
+
+// buildCompactOn is buildCompact over the given slots, which must list the slots of each zone together, in
+// order of decreasing price (the symmetry rows assume it): those of compactSlots, or fewer (repackSlots).
+func (m *master) buildCompactOn(best *model.Plan, lb float64, slots []slot) (*compactModel, string) {
 	ub := best.Cost
-	slots := m.compactSlots(ub)
 	if slots == nil {
 		return nil, "compact model: not built (too large or not applicable)"
 	}
@@ -416,21 +421,27 @@ func (m *master) solveCompact(ctx context.Context, best *model.Plan, lb float64)
 	if d, ok := ctx.Deadline(); ok && time.Until(d) < compactMinTime/2 {
 		return &compactResult{status: "compact model: no time left once built"}, nil
 	}
+	return m.solveCompactModel(ctx, best, cm, "compact model", highs.Options{MIPRelGap: 1e-6, Presolve: "off"})
+}
+
+// solveCompactModel solves cm, built for plans no dearer than best, with HiGHS's options hopts until ctx ends;
+// name begins the status. Its bound is a bound on every plan only when cm has compactSlots' slots.
+func (m *master) solveCompactModel(ctx context.Context, best *model.Plan, cm *compactModel, name string, hopts highs.Options) (*compactResult, error) {
 	c, ub := m.c, best.Cost
 	mod, slots, existing, start, limit := cm.mod, cm.slots, cm.existing, cm.start, cm.limit
 	began := time.Now()
-	res, err := highs.Solve(ctx, mod, highs.Options{MIPRelGap: 1e-6, Presolve: "off"}, start)
+	res, err := highs.Solve(ctx, mod, hopts, start)
 	if err != nil {
 		if ctx.Err() != nil {
-			return &compactResult{status: "compact model: out of time"}, nil
+			return &compactResult{status: name + ": out of time"}, nil
 		}
-		return nil, fmt.Errorf("compact model: %w", err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	from := "no start"
 	if start != nil {
 		from = "from the incumbent"
 	}
-	out := &compactResult{status: fmt.Sprintf("compact model (%d slots, %d columns, %s): %s in %v", len(slots), len(mod.ColCost),
+	out := &compactResult{status: fmt.Sprintf("%s (%d slots, %d columns, %s): %s in %v", name, len(slots), len(mod.ColCost),
 		from, res.Status, time.Since(began).Round(time.Millisecond))}
 	switch {
 	case res.Status == highs.StatusInfeasible && start == nil:

@@ -375,7 +375,15 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 			return fail("warm start", err)
 		}
 	}
-	ip, err := inst.Run(ctx)
+	// A plan of few nodes is repacked after the integer master (repack.go), which then leaves it the time.
+	ictx := ctx
+	repackable := startPlan != nil && m.fewRepackSlots(startPlan)
+	if repackable && time.Until(deadline) > repackTime+compactMinTime {
+		var icancel context.CancelFunc
+		ictx, icancel = context.WithDeadline(ctx, deadline.Add(-repackTime))
+		defer icancel()
+	}
+	ip, err := inst.Run(ictx)
 	if err != nil {
 		return fail("integer master", err)
 	}
@@ -395,6 +403,17 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	res.MasterStatus += note
 	if rounded != nil && (res.Plan == nil || rounded.Cost < res.Plan.Cost-1e-9) {
 		res.Plan, res.MasterStatus = rounded, res.MasterStatus+"; rounded LP kept"
+	}
+	if repackable && ctx.Err() == nil {
+		if best := bestOf(res.Plan, startPlan); best != nil && res.LowerBound < best.Cost*(1-compactEps) {
+			rctx, rcancel := context.WithDeadline(ctx, time.Now().Add(repackTime))
+			rp, note := m.repack(rctx, best)
+			rcancel()
+			res.MasterStatus += note
+			if rp != nil {
+				res.Plan = rp
+			}
+		}
 	}
 	// Under zone spread the master's columns are bound to the zone pricing chose them in, so the integer master
 	// cannot move a node to another zone (spread/kwok/100 stops 4.8% above the optimum): copy its patterns into
@@ -639,6 +658,11 @@ func (m *master) proveByEnumeration(ctx context.Context, res *Result, best *mode
 		return fail(err)
 	}
 	if err := m.makeInteger(ctx); err != nil {
+		return fail(err)
+	}
+	// Its dual bound becomes the plan's bound, so presolve is off, as for the compact model: with presolve and a
+	// start HiGHS 1.15 has called a model solved above one of its solutions (see repack).
+	if err := m.inst.SetOptions(ctx, highs.Options{Presolve: "off"}); err != nil {
 		return fail(err)
 	}
 	if whole {
