@@ -558,25 +558,7 @@ func (m *master) compactStart(p *model.Plan, slots []slot, existing []compactHos
 	}
 	var nodes []node
 	for _, nn := range p.NewNodes {
-		var units []unitCount
-		usage := make(prep.Vec, len(c.Res))
-		for _, gc := range nn.Pods {
-			i, ok := m.mgOf[gc.Group]
-			if !ok || gc.Count%m.groups[i].ppu != 0 {
-				return nil
-			}
-			n := gc.Count / m.groups[i].ppu
-			units = append(units, unitCount{i, n})
-			for k := range usage {
-				usage[k] += int64(n) * m.groups[i].req[k]
-			}
-		}
-		o := &c.Offerings[nn.Offering]
-		z := -1
-		if m.zones {
-			z = o.Zone
-		}
-		ci := m.holdingClass(units, usage, z, o.Pool, nn.Offering)
+		units, ci, z := m.slotClass(nn)
 		if ci < 0 {
 			return nil
 		}
@@ -630,6 +612,29 @@ func (m *master) compactStart(p *model.Plan, slots []slot, existing []compactHos
 		}
 	}
 	return start
+}
+
+// slotClass maps a new node of a plan onto the compact model: its pods as units, the cheapest slot class that
+// holds them (holdingClass) and its zone (-1 when zones do not matter). ci is -1 when the node does not map.
+func (m *master) slotClass(nn model.NewNode) (units []unitCount, ci, zone int) {
+	usage := make(prep.Vec, len(m.c.Res))
+	for _, gc := range nn.Pods {
+		i, ok := m.mgOf[gc.Group]
+		if !ok || gc.Count%m.groups[i].ppu != 0 {
+			return nil, -1, -1
+		}
+		n := gc.Count / m.groups[i].ppu
+		units = append(units, unitCount{i, n})
+		for k := range usage {
+			usage[k] += int64(n) * m.groups[i].req[k]
+		}
+	}
+	o := &m.c.Offerings[nn.Offering]
+	zone = -1
+	if m.zones {
+		zone = o.Zone
+	}
+	return units, m.holdingClass(units, usage, zone, o.Pool, nn.Offering), zone
 }
 
 // holdingClass is the cheapest class a slot may take that holds units (using usage) in zone z (-1: any) and

@@ -8,7 +8,6 @@ import (
 
 	"github.com/packwright/packwright/model"
 	"github.com/packwright/packwright/solver/highs"
-	"github.com/packwright/packwright/solver/internal/prep"
 )
 
 // Repacking searches the neighbourhood of a plan exactly: the compact model whose slots are the plan's own new
@@ -39,29 +38,12 @@ func (m *master) repackSlots(plan *model.Plan) []slot {
 	}
 	nodes := make([]node, 0, len(plan.NewNodes))
 	for _, nn := range plan.NewNodes {
-		var units []unitCount
-		usage := make(prep.Vec, len(c.Res))
-		for _, gc := range nn.Pods {
-			i, ok := m.mgOf[gc.Group]
-			if !ok || gc.Count%m.groups[i].ppu != 0 {
-				return nil
-			}
-			n := gc.Count / m.groups[i].ppu
-			units = append(units, unitCount{i, n})
-			for k := range usage {
-				usage[k] += int64(n) * m.groups[i].req[k]
-			}
-		}
-		o := &c.Offerings[nn.Offering]
-		z := -1
-		if m.zones {
-			z = o.Zone
-		}
 		// The node's class must be among its slot's for the plan to be the model's start.
-		if m.holdingClass(units, usage, z, o.Pool, nn.Offering) < 0 {
+		_, ci, z := m.slotClass(nn)
+		if ci < 0 {
 			return nil
 		}
-		nodes = append(nodes, node{z, o.Price})
+		nodes = append(nodes, node{z, c.Offerings[nn.Offering].Price})
 	}
 	// The slots of a zone together, dearest first, as the symmetry rows of the compact model want: a plan of the
 	// neighbourhood sorted the same way still gives each slot a class no dearer than its own.
