@@ -55,8 +55,7 @@ type compactResult struct {
 // than ub/p nodes of price at least p, and no plan needs more nodes than units. It returns nil when the model
 // would be too large, when weights or residents change what the cost means, or when a class is free.
 func (m *master) compactSlots(ub float64) []slot {
-	c := m.c
-	if c.Tiered || ub <= 0 {
+	if ub <= 0 || !m.compactApplies() {
 		return nil
 	}
 	units := 0
@@ -67,17 +66,8 @@ func (m *master) compactSlots(ub float64) []slot {
 	var zones []int
 	for ci := range m.classes {
 		cl := &m.classes[ci]
-		if cl.resident != nil || cl.free != nil {
-			return nil
-		}
-		if len(cl.groups) == 0 {
-			continue // a warm plan's own offering (classFor): it suits no group of the master
-		}
-		if cl.dominated || cl.price <= 0 {
-			if cl.price <= 0 && !cl.dominated {
-				return nil // free nodes: the slot count argument needs a positive price
-			}
-			continue
+		if len(cl.groups) == 0 || cl.dominated {
+			continue // a warm plan's own offering (classFor) suits no group of the master
 		}
 		z := -1
 		if m.zones {
@@ -112,6 +102,22 @@ func (m *master) compactSlots(ub float64) []slot {
 		}
 	}
 	return slots
+}
+
+// compactApplies reports whether a compact model over m's classes means what it should: no NodePool weights
+// and no residents change what the cost means, and no class that suits a group is free (the slot count
+// argument, and a repack's cost cap, need positive prices).
+func (m *master) compactApplies() bool {
+	if m.c.Tiered {
+		return false
+	}
+	for ci := range m.classes {
+		cl := &m.classes[ci]
+		if cl.resident != nil || cl.free != nil || (len(cl.groups) > 0 && !cl.dominated && cl.price <= 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // fit is the most units of mgroup i one node of class ci holds (0 when the class does not suit the group).

@@ -2,7 +2,6 @@ package mip
 
 import (
 	"context"
-	"math"
 	"sort"
 	"time"
 
@@ -20,17 +19,11 @@ import (
 // the neighbourhood, so it proves nothing.
 
 // repackSlots returns one slot per new node of plan, in its zone (when zones matter), holding the classes no
-// dearer than the node's offering. It returns nil when the compact model does not apply (see compactSlots),
+// dearer than the node's offering. It returns nil when the compact model does not apply (compactApplies),
 // when a node does not map onto a class, or when the model would be too large.
 func (m *master) repackSlots(plan *model.Plan) []slot {
-	c := m.c
-	if c.Tiered || plan == nil || len(plan.NewNodes) == 0 {
+	if plan == nil || len(plan.NewNodes) == 0 || !m.compactApplies() {
 		return nil
-	}
-	for ci := range m.classes {
-		if cl := &m.classes[ci]; cl.resident != nil || cl.free != nil || (cl.price <= 0 && !cl.dominated) {
-			return nil
-		}
 	}
 	type node struct {
 		zone  int
@@ -43,7 +36,7 @@ func (m *master) repackSlots(plan *model.Plan) []slot {
 		if ci < 0 {
 			return nil
 		}
-		nodes = append(nodes, node{z, c.Offerings[nn.Offering].Price})
+		nodes = append(nodes, node{z, m.c.Offerings[nn.Offering].Price})
 	}
 	// The slots of a zone together, dearest first, as the symmetry rows of the compact model want: a plan of the
 	// neighbourhood sorted the same way still gives each slot a class no dearer than its own.
@@ -91,10 +84,7 @@ func (m *master) repack(ctx context.Context, best *model.Plan) (*model.Plan, str
 	if err != nil {
 		return nil, "; " + err.Error()
 	}
-	if cr.plan == nil || cr.plan.Cost >= best.Cost-1e-9*math.Max(1, best.Cost) {
-		return nil, "; " + cr.status
-	}
-	return cr.plan, "; " + cr.status
+	return cr.plan, "; " + cr.status // a plan only when cheaper than best (solveCompactModel)
 }
 
 // repackTime is the time the integer master leaves for repacking a plan of at most repackSlotsMax nodes whose
