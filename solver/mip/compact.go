@@ -49,6 +49,7 @@ type compactResult struct {
 	plan   *model.Plan // a valid plan cheaper than the incumbent, or nil
 	bound  float64     // a proven lower bound on the cost of placing every unit (0: none)
 	status string
+	solved bool // HiGHS finished: the model is solved to optimality or infeasible
 }
 
 // compactSlots returns the slots each zone needs for plans cheaper than ub: a plan of cost below ub has fewer
@@ -448,7 +449,8 @@ func (m *master) solveCompactModel(ctx context.Context, best *model.Plan, cm *co
 		from = "from the incumbent"
 	}
 	out := &compactResult{status: fmt.Sprintf("%s (%d slots, %d columns, %s): %s in %v", name, len(slots), len(mod.ColCost),
-		from, res.Status, time.Since(began).Round(time.Millisecond))}
+		from, res.Status, time.Since(began).Round(time.Millisecond)),
+		solved: res.Status == highs.StatusOptimal || res.Status == highs.StatusInfeasible}
 	switch {
 	case res.Status == highs.StatusInfeasible && start == nil:
 		out.bound = limit // nothing cheaper than the incumbent (less a hair) exists

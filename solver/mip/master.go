@@ -97,6 +97,8 @@ type master struct {
 	running  []int         // the running nodes with a convexity row, in order
 	onNode   map[int][]int // running node -> the mgroups with a column there, in order
 	fillings bool
+	// repackWide caps every repack slot at the dearest node of its zone rather than at its own node (parts.go).
+	repackWide bool
 	// nodeColsHeld says the per-group columns of running nodes are held at zero (holdNodeCols).
 	nodeColsHeld bool
 	// seeds[ci] is the best pattern priced for class ci in the last round (without residents): the duals move

@@ -37,6 +37,9 @@ type Options struct {
 	// Found, when set, is called with each valid plan the MIP finds before its integer master (the rounded LP,
 	// the dive's plan), for the portfolio's local search to go on from.
 	Found func(*model.Plan)
+	// PartsTime is the time the integer master leaves for repacking parts of a plan too large to repack whole
+	// (parts.go; default a fifth of the time, negative: none).
+	PartsTime time.Duration
 	// FixAbove is the number of whole new nodes in the LP above which they are fixed before the integer master
 	// (default 60; negative never fixes).
 	FixAbove int
@@ -383,6 +386,22 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 		ictx, icancel = context.WithDeadline(ctx, deadline.Add(-repackTime))
 		defer icancel()
 	}
+	// A plan of fewer than partsMaxPods pods too large to repack whole, far above the bound (where proving
+	// seldom closes the gap: spread), has parts of it repacked after the zone copies (parts.go), which then
+	// leave it the time too.
+	partsEnd, partsFor := deadline, opts.PartsTime // partsEnd: the end of the integer master's and the zone copies' time
+	if partsFor == 0 {
+		partsFor = time.Duration(partsShare * float64(deadline.Sub(began)))
+	}
+	partable := startPlan != nil && !repackable && len(startPlan.NewNodes) > partsMinNodes && partsFor > 0 &&
+		res.LowerBound < startPlan.Cost*(1-partsGap) && m.pods() < partsMaxPods && m.compactApplies()
+	if partable && time.Until(deadline) > 2*partsRound {
+		partsFor = min(partsFor, time.Until(deadline)/2)
+		partsEnd = deadline.Add(-partsFor)
+		var icancel context.CancelFunc
+		ictx, icancel = context.WithDeadline(ctx, partsEnd)
+		defer icancel()
+	}
 	ip, err := inst.Run(ictx)
 	if err != nil {
 		return fail("integer master", err)
@@ -390,9 +409,9 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	res.MasterStatus += ip.Status.String()
 	// The fixed master may finish well before the deadline with a plan some way above the bound (existing/aws/1000:
 	// 7% above in 0.3 s): search the whole master from the best start for the time left.
-	if res.Fixed && ip.Status == highs.StatusOptimal && time.Until(deadline) > 100*time.Millisecond &&
+	if res.Fixed && ip.Status == highs.StatusOptimal && time.Until(partsEnd) > 100*time.Millisecond &&
 		m.worthSearching(ip, startPlan, res.LowerBound) {
-		if ip2, err := m.searchUnfixed(ctx, ip, unfixedStart, startPlan); err != nil {
+		if ip2, err := m.searchUnfixed(ictx, ip, unfixedStart, startPlan); err != nil {
 			return fail("unfixed integer master", err)
 		} else if ip2 != nil {
 			ip, res.MasterStatus = ip2, res.MasterStatus+"; unfixed: "+ip2.Status.String()
@@ -407,7 +426,7 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	if repackable && ctx.Err() == nil {
 		if best := bestOf(res.Plan, startPlan); best != nil && res.LowerBound < best.Cost*(1-compactEps) {
 			rctx, rcancel := context.WithDeadline(ctx, time.Now().Add(repackTime))
-			rp, note := m.repack(rctx, best)
+			rp, note, _ := m.repack(rctx, best)
 			rcancel()
 			res.MasterStatus += note
 			if rp != nil {
@@ -419,7 +438,18 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	// cannot move a node to another zone (spread/kwok/100 stops 4.8% above the optimum): copy its patterns into
 	// the other zones and search again from the best plan.
 	if ip.Status == highs.StatusOptimal && lp != nil {
-		res.MasterStatus += m.searchZoneCopies(ctx, res, lp.RowDuals, res.LPValue, deadline)
+		res.MasterStatus += m.searchZoneCopies(ctx, res, lp.RowDuals, res.LPValue, partsEnd)
+	}
+	if partsEnd.Before(deadline) && ctx.Err() == nil {
+		if best := bestOf(res.Plan, startPlan); best != nil && res.LowerBound < best.Cost*(1-compactEps) {
+			pctx, pcancel := context.WithDeadline(ctx, time.Now().Add(partsFor))
+			pp, note := m.repackParts(pctx, best, 1)
+			pcancel()
+			res.MasterStatus += note
+			if pp != nil {
+				res.Plan = pp
+			}
+		}
 	}
 	m.prove(ctx, res, warm, converged)
 	return res, nil

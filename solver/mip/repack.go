@@ -46,13 +46,22 @@ func (m *master) repackSlots(plan *model.Plan) []slot {
 		}
 		return nodes[a].price > nodes[b].price
 	})
+	// A wide repack (repackWide) caps every slot at the dearest node of its zone instead.
+	dearest := map[int]float64{}
+	for _, nd := range nodes {
+		dearest[nd.zone] = max(dearest[nd.zone], nd.price)
+	}
 	slots := make([]slot, 0, len(nodes))
 	cols := 0
 	for _, nd := range nodes {
+		limit := nd.price
+		if m.repackWide {
+			limit = dearest[nd.zone]
+		}
 		var cls []int
 		for ci := range m.classes {
 			cl := &m.classes[ci]
-			if cl.dominated || len(cl.groups) == 0 || (m.zones && cl.zone != nd.zone) || cl.price > nd.price*(1+1e-9) {
+			if cl.dominated || len(cl.groups) == 0 || (m.zones && cl.zone != nd.zone) || cl.price > limit*(1+1e-9) {
 				continue
 			}
 			cls = append(cls, ci)
@@ -67,24 +76,24 @@ func (m *master) repackSlots(plan *model.Plan) []slot {
 }
 
 // repack returns the cheapest plan of best's neighbourhood (see repackSlots) that HiGHS finds before ctx ends,
-// when it is cheaper than best and valid, else nil, with a note for the status.
-func (m *master) repack(ctx context.Context, best *model.Plan) (*model.Plan, string) {
+// when it is cheaper than best and valid, else nil, with a note for the status and whether HiGHS finished.
+func (m *master) repack(ctx context.Context, best *model.Plan) (*model.Plan, string, bool) {
 	if best == nil || !m.placesAll(best) {
-		return nil, ""
+		return nil, "", false
 	}
 	cm, _ := m.buildCompactOn(best, 0, m.repackSlots(best))
 	if cm == nil || cm.start == nil {
 		// Without the plan as its start the cap sits below it and the neighbourhood may well be empty: not worth
 		// the time.
-		return nil, ""
+		return nil, "", false
 	}
 	// Presolve off, as for the compact model: with it and the plan as start, HiGHS 1.15 called a neighbourhood
 	// solved at $0.8437/h where one of its plans costs $0.7587/h (TestRepackDropsANeedlessNode, seed 9).
 	cr, err := m.solveCompactModel(ctx, best, cm, "repack", highs.Options{MIPRelGap: 1e-6, Presolve: "off"})
 	if err != nil {
-		return nil, "; " + err.Error()
+		return nil, "; " + err.Error(), false
 	}
-	return cr.plan, "; " + cr.status // a plan only when cheaper than best (solveCompactModel)
+	return cr.plan, "; " + cr.status, cr.solved // a plan only when cheaper than best (solveCompactModel)
 }
 
 // repackTime is the time the integer master leaves for repacking a plan of at most repackSlotsMax nodes whose

@@ -64,7 +64,7 @@ func TestRepackDropsANeedlessNode(t *testing.T) {
 			t.Fatalf("seed %d: no repack model for a plan of %d nodes", seed, len(w.NewNodes))
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		rp, note := m.repack(ctx, w)
+		rp, note, _ := m.repack(ctx, w)
 		cancel()
 		if rp == nil {
 			t.Fatalf("seed %d: repacking $%.4f/h (greedy's $%.4f/h and a needless node) found nothing%s", seed, w.Cost, g.Cost, note)
