@@ -22,19 +22,11 @@ func TestRepackPartsDropsANeedlessNode(t *testing.T) {
 				g.Pods = append(g.Pods, model.PodRef{Namespace: g.Namespace, Name: fmt.Sprintf("%s-x%d", g.Name, len(g.Pods))})
 			}
 		}
-		c, g := compiledWithGreedy(t, p)
-		if len(g.NewNodes) <= partsMinNodes {
+		m, g, w, ok := needlessNodeCase(t, p, partsMinNodes)
+		if !ok {
 			continue
 		}
-		w := withNeedlessNode(p, g)
-		if w.Validate(p) != nil {
-			continue // the moved pod's rules keep it where it was
-		}
 		tried++
-		m, err := newMaster(context.Background(), c)
-		if err != nil {
-			t.Fatal(err)
-		}
 		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		pp, note := m.repackParts(ctx, w, seed)
 		cancel()

@@ -41,25 +41,36 @@ func withNeedlessNode(p *model.Problem, plan *model.Plan) *model.Plan {
 	return &w
 }
 
+// needlessNodeCase compiles p, plans it with the greedy and adds a needless node to that plan (withNeedlessNode),
+// returning a master for p with both plans; ok is false when the greedy plan has at most minNodes nodes or the
+// moved pod's rules keep it where it was.
+func needlessNodeCase(t *testing.T, p *model.Problem, minNodes int) (m *master, g, w *model.Plan, ok bool) {
+	t.Helper()
+	c, g := compiledWithGreedy(t, p)
+	if len(g.NewNodes) <= minNodes {
+		return nil, g, nil, false
+	}
+	if w = withNeedlessNode(p, g); w.Validate(p) != nil {
+		return nil, g, nil, false
+	}
+	m, err := newMaster(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, g, w, true
+}
+
 // Repacking a plan that launches one node too many finds a plan no dearer than the plan without it, since that
 // plan is in its neighbourhood; what it returns is valid and cheaper than what it was given.
 func TestRepackDropsANeedlessNode(t *testing.T) {
 	tried := 0
 	for seed := uint64(1); seed <= 10; seed++ {
 		p := compactProblem(seed)
-		c, g := compiledWithGreedy(t, p)
-		if len(g.NewNodes) == 0 {
+		m, g, w, ok := needlessNodeCase(t, p, 0)
+		if !ok {
 			continue
 		}
-		w := withNeedlessNode(p, g)
-		if w.Validate(p) != nil {
-			continue // the moved pod's rules keep it where it was
-		}
 		tried++
-		m, err := newMaster(context.Background(), c)
-		if err != nil {
-			t.Fatal(err)
-		}
 		if m.repackSlots(w) == nil {
 			t.Fatalf("seed %d: no repack model for a plan of %d nodes", seed, len(w.NewNodes))
 		}
