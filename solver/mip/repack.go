@@ -46,7 +46,8 @@ func (m *master) repackSlots(plan *model.Plan) []slot {
 		}
 		return nodes[a].price > nodes[b].price
 	})
-	// A wide repack (repackWide) caps every slot at the dearest node of its zone instead.
+	// A wide repack (repackWide) caps every slot at the dearest node of its zone instead: the slots of a zone then
+	// have the same classes, so the symmetry rows' order by price still loses no plan.
 	dearest := map[int]float64{}
 	for _, nd := range nodes {
 		dearest[nd.zone] = max(dearest[nd.zone], nd.price)
