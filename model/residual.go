@@ -102,19 +102,30 @@ func NewResidual(p *Problem, partial *Plan) (*Residual, error) {
 }
 
 // Merge returns the plan of the whole problem that places the partial plan's pods as it does and the rest as
-// rest, a plan of the residual problem, does: rest's pods on the partial plan's new nodes join those nodes. It
-// keeps the partial plan's Solver and rest's unschedulable pods; the cost is that of every new node.
+// rest, a plan of the residual problem, does: rest's pods on the partial plan's new nodes join those nodes, and
+// its pods on a running node join the partial plan's placement there (one placement per node, as a reader of
+// the plan expects). It keeps the partial plan's Solver and rest's unschedulable pods; the cost is that of
+// every new node.
 func (r *Residual) Merge(rest *Plan) *Plan {
-	out := &Plan{Solver: r.partial.Solver, Existing: slices.Clone(r.partial.Existing), Unschedulable: rest.Unschedulable}
+	out := &Plan{Solver: r.partial.Solver, Unschedulable: rest.Unschedulable}
+	at := map[int]int{} // running node -> its placement in out.Existing
+	for _, ep := range r.partial.Existing {
+		at[ep.Node] = len(out.Existing)
+		out.Existing = append(out.Existing, ExistingPlacement{Node: ep.Node, Pods: slices.Clone(ep.Pods)})
+	}
 	for _, nn := range r.partial.NewNodes {
 		out.NewNodes = append(out.NewNodes, NewNode{Offering: nn.Offering, Pods: slices.Clone(nn.Pods)})
 	}
 	for _, ep := range rest.Existing {
-		if ep.Node >= r.First {
+		switch i, ok := at[ep.Node]; {
+		case ep.Node >= r.First:
 			nn := &out.NewNodes[ep.Node-r.First]
 			nn.Pods = append(nn.Pods, ep.Pods...)
-		} else {
-			out.Existing = append(out.Existing, ep)
+		case ok:
+			out.Existing[i].Pods = append(out.Existing[i].Pods, ep.Pods...)
+		default:
+			at[ep.Node] = len(out.Existing)
+			out.Existing = append(out.Existing, ExistingPlacement{Node: ep.Node, Pods: slices.Clone(ep.Pods)})
 		}
 	}
 	out.NewNodes = append(out.NewNodes, rest.NewNodes...)

@@ -59,9 +59,10 @@ func TestResidualRoundTrip(t *testing.T) {
 	if len(rp.Offerings[1].Allocatable) != 0 {
 		t.Fatal("the offering launched to its MaxCount can still be launched in the residual problem")
 	}
-	// The rest: the first node again, and one web pod more on the held node.
-	rest := &Plan{NewNodes: []NewNode{{Offering: 0, Pods: []GroupCount{{Group: 0, Count: 1}, {Group: 1, Count: 1}}}},
-		Existing: []ExistingPlacement{{Node: r.First, Pods: []GroupCount{{Group: 0, Count: 1}}}}, Cost: 0.1}
+	// The rest: the first node again, one web pod more on the held node and one db pod on the running node,
+	// beside the partial plan's web pod there.
+	rest := &Plan{NewNodes: []NewNode{{Offering: 0, Pods: []GroupCount{{Group: 0, Count: 1}}}},
+		Existing: []ExistingPlacement{{Node: r.First, Pods: []GroupCount{{Group: 0, Count: 1}}}, {Node: 0, Pods: []GroupCount{{Group: 1, Count: 1}}}}, Cost: 0.1}
 	if err := rest.Validate(rp); err != nil {
 		t.Fatalf("the rest is no plan of the residual problem: %v", err)
 	}
@@ -69,10 +70,17 @@ func TestResidualRoundTrip(t *testing.T) {
 	if err := merged.Validate(p); err != nil {
 		t.Fatalf("merged plan invalid: %v", err)
 	}
-	// The held node first, with the web pod the rest put on it; then the rest's new node.
+	// The held node first, with the web pod the rest put on it; then the rest's new node; one placement on the
+	// running node, with both pods.
 	if math.Abs(merged.Cost-0.3) > 1e-9 || merged.Placed() != 6 || len(merged.NewNodes) != 2 ||
 		merged.NewNodes[0].Offering != 1 || len(merged.NewNodes[0].Pods) != 2 || merged.NewNodes[1].Offering != 0 {
 		t.Fatalf("merged plan: cost %v, %d pods placed, nodes %+v", merged.Cost, merged.Placed(), merged.NewNodes)
+	}
+	if len(merged.Existing) != 1 || len(merged.Existing[0].Pods) != 2 {
+		t.Fatalf("merged placements on running nodes: %+v, want one with the web and the db pod", merged.Existing)
+	}
+	if len(partial.Existing[0].Pods) != 1 {
+		t.Fatal("Merge changed the partial plan's placement")
 	}
 }
 
