@@ -118,7 +118,7 @@ func solve(ctx context.Context, p *model.Problem, opts Options) (best, alt *mode
 		// (docs/solver.md). It is left out of consolidation, whose plans are weighed by more than their cost,
 		// and of pools of different weights, whose plans are weighed by their weight too.
 		var search *localSearch
-		if !residents && !c.Tiered && placeable(c) >= LocalSearchPods {
+		if !residents && !c.Tiered && c.Placeable() >= LocalSearchPods {
 			search = startLocalSearch(mctx, p, g)
 			opts.MIP.AfterLP, opts.MIP.Incumbent, opts.MIP.Found = search.lpEnded, search.incumbent, search.offer
 		}
@@ -179,7 +179,7 @@ func solve(ctx context.Context, p *model.Problem, opts Options) (best, alt *mode
 	// best weight than best does (docs/solver.md).
 	bound = math.Max(bound, mipBound-c.PlanPenalty(best))
 	// The bound is for placing every placeable pod; a plan that leaves more pods out is not comparable to it.
-	if best.Placed() < placeable(c) {
+	if best.Placed() < c.Placeable() {
 		bound = 0
 	}
 	best.LowerBound = math.Min(bound, best.Cost)
@@ -221,16 +221,6 @@ func completeBefore(ctx context.Context, p *model.Problem, plan *model.Plan) *mo
 	case <-ctx.Done():
 		return nil
 	}
-}
-
-func placeable(c *prep.Problem) int {
-	n := 0
-	for _, g := range c.Groups {
-		if g.Impossible == "" {
-			n += g.Demand
-		}
-	}
-	return n
 }
 
 func firstLine(err error) string {

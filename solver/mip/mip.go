@@ -394,7 +394,7 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 		partsFor = time.Duration(partsShare * float64(deadline.Sub(began)))
 	}
 	partable := startPlan != nil && !repackable && len(startPlan.NewNodes) > partsMinNodes && partsFor > 0 &&
-		res.LowerBound < startPlan.Cost*(1-partsGap) && m.pods() < partsMaxPods && m.compactApplies()
+		res.LowerBound < startPlan.Cost*(1-partsGap) && c.Placeable() < partsMaxPods && m.compactApplies()
 	if partable && time.Until(deadline) > 2*partsRound {
 		partsFor = min(partsFor, time.Until(deadline)/2)
 		partsEnd = deadline.Add(-partsFor)

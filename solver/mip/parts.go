@@ -215,12 +215,3 @@ func (m *master) repackPart(ctx context.Context, partial, sub *model.Plan, wide 
 	plan.Solver = "mip"
 	return plan, solved, nil
 }
-
-// pods is the number of pods the master plans.
-func (m *master) pods() int {
-	n := 0
-	for _, mg := range m.groups {
-		n += mg.units * mg.ppu
-	}
-	return n
-}

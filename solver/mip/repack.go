@@ -19,11 +19,12 @@ import (
 // the neighbourhood, so it proves nothing.
 
 // repackSlots returns one slot per new node of plan, in its zone (when zones matter), holding the classes no
-// dearer than the node's offering. It returns nil when the compact model does not apply (compactApplies),
-// when a node does not map onto a class, or when the model would be too large.
-func (m *master) repackSlots(plan *model.Plan) []slot {
+// dearer than the node's offering, and the number of columns the slots take. It returns nil when the compact
+// model does not apply (compactApplies), when a node does not map onto a class, or when the model would be too
+// large.
+func (m *master) repackSlots(plan *model.Plan) ([]slot, int) {
 	if plan == nil || len(plan.NewNodes) == 0 || !m.compactApplies() {
-		return nil
+		return nil, 0
 	}
 	type node struct {
 		zone  int
@@ -34,7 +35,7 @@ func (m *master) repackSlots(plan *model.Plan) []slot {
 		// The node's class must be among its slot's for the plan to be the model's start.
 		_, ci, z := m.slotClass(nn)
 		if ci < 0 {
-			return nil
+			return nil, 0
 		}
 		nodes = append(nodes, node{z, m.c.Offerings[nn.Offering].Price})
 	}
@@ -69,11 +70,11 @@ func (m *master) repackSlots(plan *model.Plan) []slot {
 		}
 		cols += len(cls) + len(m.groups)
 		if cols > compactMaxCols {
-			return nil
+			return nil, 0
 		}
 		slots = append(slots, slot{zone: nd.zone, classes: cls})
 	}
-	return slots
+	return slots, cols
 }
 
 // repack returns the cheapest plan of best's neighbourhood (see repackSlots) that HiGHS finds before ctx ends,
@@ -82,7 +83,8 @@ func (m *master) repack(ctx context.Context, best *model.Plan) (*model.Plan, str
 	if best == nil || !m.placesAll(best) {
 		return nil, "", false
 	}
-	cm, _ := m.buildCompactOn(best, 0, m.repackSlots(best))
+	slots, _ := m.repackSlots(best)
+	cm, _ := m.buildCompactOn(best, 0, slots)
 	if cm == nil || cm.start == nil {
 		// Without the plan as its start the cap sits below it and the neighbourhood may well be empty: not worth
 		// the time.
@@ -113,13 +115,9 @@ func (m *master) fewRepackSlots(plan *model.Plan) bool {
 	if len(plan.NewNodes) > repackSlotsMax {
 		return false
 	}
-	slots := m.repackSlots(plan)
+	slots, cols := m.repackSlots(plan)
 	if slots == nil {
 		return false
-	}
-	cols := 0
-	for _, sl := range slots {
-		cols += len(sl.classes) + len(m.groups)
 	}
 	for i, mg := range m.groups {
 		for _, e := range m.c.Groups[mg.g].Nodes {

@@ -71,7 +71,7 @@ func TestRepackDropsANeedlessNode(t *testing.T) {
 			continue
 		}
 		tried++
-		if m.repackSlots(w) == nil {
+		if slots, _ := m.repackSlots(w); slots == nil {
 			t.Fatalf("seed %d: no repack model for a plan of %d nodes", seed, len(w.NewNodes))
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

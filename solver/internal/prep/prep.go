@@ -246,6 +246,18 @@ func resourceOrder(p *model.Problem) []model.ResourceName {
 	return out
 }
 
+// Placeable is the number of pending pods of the groups that are not impossible: the pods a plan that places
+// every placeable pod places.
+func (c *Problem) Placeable() int {
+	n := 0
+	for _, g := range c.Groups {
+		if g.Impossible == "" {
+			n += g.Demand
+		}
+	}
+	return n
+}
+
 // podsIndex is the position of "pods" in Res.
 func (c *Problem) podsIndex() int {
 	for k, r := range c.Res {
