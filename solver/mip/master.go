@@ -85,12 +85,14 @@ type master struct {
 	// every zone row per pattern entry was quadratic, 0.6 s of a 1 s decision on 50,000 spread pods.
 	zoneSpan [][2]int
 	poolRows []poolRow
-	mgOf     map[int]int    // prep group -> mgroup
-	penalty  float64        // cost of leaving one unit unplaced
-	zones    bool           // zones matter (some group has zone rules)
-	fixed    []int          // the columns whose lower bound fixBulk raised
-	colOf    map[string]int // pattern key -> column
-	nodeCol  map[[2]int]int // (existing node, mgroup) -> column
+	// rowLo and rowHi are the bounds of the rows build adds (zoneFluidBound needs the zone rows').
+	rowLo, rowHi []float64
+	mgOf         map[int]int    // prep group -> mgroup
+	penalty      float64        // cost of leaving one unit unplaced
+	zones        bool           // zones matter (some group has zone rules)
+	fixed        []int          // the columns whose lower bound fixBulk raised
+	colOf        map[string]int // pattern key -> column
+	nodeCol      map[[2]int]int // (existing node, mgroup) -> column
 	// runRow maps each running node that some group may use to its convexity row: while fillings is set, column
 	// generation covers running nodes with colRunning columns instead of colNode ones (running.go).
 	runRow   map[int]int
@@ -305,6 +307,7 @@ func (m *master) build(ctx context.Context) error {
 	}
 	sort.Ints(m.running)
 	m.fillings = len(m.running) > 0
+	m.rowLo, m.rowHi = lower, upper
 	if err := m.inst.Pass(ctx, &highs.Model{RowLower: lower, RowUpper: upper, RowStart: make([]int, len(lower)+1)}); err != nil {
 		return err
 	}

@@ -155,6 +155,13 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	if err := m.build(ctx); err != nil {
 		return fail("build master", err)
 	}
+	// Under zone rules column generation seldom converges in a second (the restricted master is degenerate),
+	// so its bound is weak: a small LP over zones gives one first (zonefluid.go).
+	fluid, err := m.zoneFluidBound(ctx)
+	if err != nil {
+		return fail("zone fluid bound", err)
+	}
+	res.LowerBound = fluid
 	start := map[int]float64{}
 	// A warm plan that moves residents off the nodes it keeps is only partly a start; any rounded plan replaces it.
 	warmWhole := false

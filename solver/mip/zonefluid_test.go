@@ -1,0 +1,117 @@
+package mip
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/packwright/packwright/model"
+	"github.com/packwright/packwright/solver/internal/prep"
+)
+
+// twoZoneProblem: one offering per zone holding one pod (1 CPU), $1/h in z1 and $2/h in z2, and pods of 1
+// CPU, spread over both zones with maxSkew 1 when spread; free is the CPU (milli) free on a running node in z2.
+func twoZoneProblem(pods int, spread bool, free int64) *model.Problem {
+	zones := []string{"z1", "z2"}
+	p := &model.Problem{Zones: zones, Pools: []model.NodePool{{Name: "default"}}}
+	one := model.Resources{model.CPU: 1000, model.Memory: 2 << 30, model.Pods: 110}
+	for i, z := range zones {
+		p.Offerings = append(p.Offerings, model.Offering{ID: "one/" + z, NodePool: "default", InstanceType: "one", Zone: z,
+			CapacityType: model.OnDemand, Price: float64(i + 1), Capacity: one, Allocatable: one,
+			Labels: map[string]string{model.LabelZone: z, model.LabelInstanceType: "one"}})
+	}
+	if free > 0 {
+		alloc := model.Resources{model.CPU: free, model.Memory: 8 << 30, model.Pods: 110}
+		p.Nodes = append(p.Nodes, model.ExistingNode{Name: "run", NodePool: "default", InstanceType: "run", Zone: "z2",
+			CapacityType: model.OnDemand, Price: 3, Capacity: alloc, Allocatable: alloc,
+			Labels: map[string]string{model.LabelZone: "z2", model.LabelInstanceType: "run", model.LabelHostname: "run"}})
+	}
+	g := model.PodGroup{Name: "web", Namespace: "default", Labels: map[string]string{"app": "web"},
+		Requests: model.Resources{model.CPU: 1000, model.Memory: 1 << 30, model.Pods: 1}}
+	if spread {
+		g.TopologySpread = []model.TopologySpread{{MaxSkew: 1, TopologyKey: model.LabelZone, WhenUnsatisfiable: model.DoNotSchedule,
+			Selector: &model.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}
+	}
+	for i := range pods {
+		g.Pods = append(g.Pods, model.PodRef{Namespace: "default", Name: fmt.Sprintf("web-%d", i)})
+	}
+	p.Groups = []model.PodGroup{g}
+	return p
+}
+
+func TestZoneFluidBound(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		pods   int
+		spread bool
+		free   int64
+		want   float64
+	}{
+		// Half the pods must go to the $2/h zone: 2 x $1 + 2 x $2.
+		{name: "spread into a dear zone", pods: 4, spread: true, want: 6},
+		// 5 pods: 2 or 3 per zone; the cheap zone takes 3.
+		{name: "odd count", pods: 5, spread: true, want: 3 + 2*2},
+		// The running node takes one of z2's pods for nothing.
+		{name: "running node's room", pods: 4, spread: true, free: 1000, want: 2 + 2},
+		// No zone rule: zones do not matter and the LP says nothing (the greedy's bound covers it).
+		{name: "no zone rule", pods: 4, spread: false, want: 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := prep.Compile(twoZoneProblem(tc.pods, tc.spread, tc.free))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := builtMaster(t, context.Background(), c)
+			got, err := m.zoneFluidBound(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(got-tc.want) > 1e-5*math.Max(1, tc.want) {
+				t.Fatalf("bound %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// The zone fluid bound never passes the optimum that the compact model proves, on small problems with zone
+// spread, hostname anti-affinity and a running node.
+func TestZoneFluidBoundIsValid(t *testing.T) {
+	checked := 0
+	for seed := uint64(1); seed <= 8; seed++ {
+		p := compactProblem(seed)
+		c, warm := compiledWithGreedy(t, p)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		m := builtMaster(t, ctx, c)
+		bound, err := m.zoneFluidBound(ctx)
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		cr, err := builtMaster(t, ctx, c).solveCompact(ctx, warm, 0)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := warm.Cost
+		if cr.plan != nil {
+			opt = cr.plan.Cost
+		}
+		if cr.bound < opt*(1-1e-5) {
+			t.Logf("seed %d: the compact model did not prove its plan (%s)", seed, cr.status)
+			continue
+		}
+		if bound > opt*(1+1e-9) {
+			t.Fatalf("seed %d: zone fluid bound $%v above the optimum $%v", seed, bound, opt)
+		}
+		if m.zones && bound <= 0 {
+			t.Fatalf("seed %d: zones matter but the zone fluid LP bounds nothing", seed)
+		}
+		checked++
+		t.Logf("seed %d: zone fluid bound $%.4f, optimum $%.4f", seed, bound, opt)
+	}
+	if checked < 4 {
+		t.Fatalf("the compact model proved only %d of 8 optima", checked)
+	}
+}
