@@ -11,9 +11,9 @@ import (
 	"github.com/packwright/packwright/solver/internal/prep"
 )
 
-// twoZoneProblem: one offering per zone holding one pod (1 CPU), $1/h in z1 and $2/h in z2, and pods of 1
-// CPU, spread over both zones with maxSkew 1 when spread; free is the CPU (milli) free on a running node in z2.
-func twoZoneProblem(pods int, spread bool, free int64) *model.Problem {
+// twoZoneProblem: one offering per zone of 1 CPU, $1/h in z1 and $2/h in z2, and pods of cpu milli-CPU,
+// spread over both zones with maxSkew 1 when spread; free is the CPU (milli) free on a running node in z2.
+func twoZoneProblem(pods int, cpu int64, spread bool, free int64) *model.Problem {
 	zones := []string{"z1", "z2"}
 	p := &model.Problem{Zones: zones, Pools: []model.NodePool{{Name: "default"}}}
 	one := model.Resources{model.CPU: 1000, model.Memory: 2 << 30, model.Pods: 110}
@@ -29,7 +29,7 @@ func twoZoneProblem(pods int, spread bool, free int64) *model.Problem {
 			Labels: map[string]string{model.LabelZone: "z2", model.LabelInstanceType: "run", model.LabelHostname: "run"}})
 	}
 	g := model.PodGroup{Name: "web", Namespace: "default", Labels: map[string]string{"app": "web"},
-		Requests: model.Resources{model.CPU: 1000, model.Memory: 1 << 30, model.Pods: 1}}
+		Requests: model.Resources{model.CPU: cpu, model.Memory: 1 << 30, model.Pods: 1}}
 	if spread {
 		g.TopologySpread = []model.TopologySpread{{MaxSkew: 1, TopologyKey: model.LabelZone, WhenUnsatisfiable: model.DoNotSchedule,
 			Selector: &model.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}
@@ -59,7 +59,7 @@ func TestZoneFluidBound(t *testing.T) {
 		{name: "no zone rule", pods: 4, spread: false, want: 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := prep.Compile(twoZoneProblem(tc.pods, tc.spread, tc.free))
+			c, err := prep.Compile(twoZoneProblem(tc.pods, 1000, tc.spread, tc.free))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,99 @@
+package mip
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/packwright/packwright/solver/internal/prep"
+)
+
+func TestShapeBound(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		pods              int
+		cpu               int64
+		spread            bool
+		free              int64
+		wantFluid, wantLP float64
+	}{
+		// Pods of 0.6 CPU on nodes of 1 CPU: the fluid LP packs 0.6 of a node per pod, whole pods take a node
+		// each; two pods per zone.
+		{name: "whole pods", pods: 4, cpu: 600, spread: true, wantFluid: 0.6 * (2*1 + 2*2), wantLP: 2*1 + 2*2},
+		// 0.5 CPU pods fill nodes exactly: both agree.
+		{name: "exact fill", pods: 4, cpu: 500, spread: true, wantFluid: 1*1 + 1*2, wantLP: 1*1 + 1*2},
+		// Without zone rules all classes are one zone and the cheap one takes every pod.
+		{name: "no zone rule", pods: 4, cpu: 600, spread: false, wantFluid: 0, wantLP: 4},
+		// Running nodes are not for the shape LP; the fluid LP buys z2's 1.2 CPU less the node's 1 CPU.
+		{name: "running node", pods: 4, cpu: 600, spread: true, free: 1000, wantFluid: 1.2*1 + 0.2*2, wantLP: 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := prep.Compile(twoZoneProblem(tc.pods, tc.cpu, tc.spread, tc.free))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			m := builtMaster(t, ctx, c)
+			fluid, err := m.zoneFluidBound(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lp, err := m.shapeBound(ctx, time.Now().Add(5*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(fluid-tc.wantFluid) > 1e-5*math.Max(1, tc.wantFluid) || math.Abs(lp-tc.wantLP) > 1e-5*math.Max(1, tc.wantLP) {
+				t.Fatalf("fluid %v, shape LP %v; want %v and %v", fluid, lp, tc.wantFluid, tc.wantLP)
+			}
+		})
+	}
+}
+
+// The shape bound never passes the optimum that the compact model proves, and, converged, is never below the
+// zone fluid bound (every solution of its LP is one of the fluid LP's), on small problems with zone spread and
+// hostname anti-affinity.
+func TestShapeBoundIsValid(t *testing.T) {
+	checked := 0
+	for seed := uint64(1); seed <= 8; seed++ {
+		p := compactProblem(seed)
+		p.Nodes = nil // running nodes are not for the shape LP
+		c, warm := compiledWithGreedy(t, p)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		m := builtMaster(t, ctx, c)
+		fluid, err := m.zoneFluidBound(ctx)
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		bound, err := m.shapeBound(ctx, time.Now().Add(5*time.Second))
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		cr, err := builtMaster(t, ctx, c).solveCompact(ctx, warm, 0)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := warm.Cost
+		if cr.plan != nil {
+			opt = cr.plan.Cost
+		}
+		if cr.bound < opt*(1-1e-5) {
+			t.Logf("seed %d: the compact model did not prove its plan (%s)", seed, cr.status)
+			continue
+		}
+		if bound > opt*(1+1e-9) {
+			t.Fatalf("seed %d: shape bound $%v above the optimum $%v", seed, bound, opt)
+		}
+		if bound < fluid*(1-1e-5) {
+			t.Fatalf("seed %d: shape bound $%v below the zone fluid bound $%v", seed, bound, fluid)
+		}
+		checked++
+		t.Logf("seed %d: zone fluid $%.4f, shape $%.4f, optimum $%.4f", seed, fluid, bound, opt)
+	}
+	if checked < 4 {
+		t.Fatalf("the compact model proved only %d of 8 optima", checked)
+	}
+}
