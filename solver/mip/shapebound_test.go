@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/packwright/packwright/model"
 	"github.com/packwright/packwright/solver/internal/prep"
 )
 
@@ -95,5 +96,30 @@ func TestShapeBoundIsValid(t *testing.T) {
 	}
 	if checked < 4 {
 		t.Fatalf("the compact model proved only %d of 8 optima", checked)
+	}
+}
+
+// Hostname anti-affinity sets a floor on the nodes of a zone even when other pods of the same shape could
+// share them: web's 2 pods per zone need 2 nodes there, though both zones' pods (web's and batch's) fit one.
+func TestShapeBoundCountsNodes(t *testing.T) {
+	p := twoZoneProblem(4, 300, true, 0)
+	web := &p.Groups[0]
+	web.PodAntiAffinity = []model.PodAffinityTerm{{Selector: &model.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+		TopologyKey: model.LabelHostname}}
+	batch := model.PodGroup{Name: "batch", Namespace: "default", Labels: map[string]string{"app": "batch"}, Requests: web.Requests,
+		Pods: []model.PodRef{{Namespace: "default", Name: "batch-0"}, {Namespace: "default", Name: "batch-1"}}}
+	p.Groups = append(p.Groups, batch)
+	c, err := prep.Compile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	m := builtMaster(t, ctx, c)
+	got, err := m.shapeBound(ctx, time.Now().Add(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 2*1 + 2*2.0; math.Abs(got-want) > 1e-5 {
+		t.Fatalf("shape bound %v, want %v", got, want)
 	}
 }
