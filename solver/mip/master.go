@@ -85,7 +85,8 @@ type master struct {
 	// every zone row per pattern entry was quadratic, 0.6 s of a 1 s decision on 50,000 spread pods.
 	zoneSpan [][2]int
 	poolRows []poolRow
-	// rowLo and rowHi are the bounds of the rows build adds (zoneFluidBound needs the zone rows').
+	// rowLo and rowHi are the bounds of the rows build adds (the zone rows' are what zoneFluidBound and
+	// shapeBound need).
 	rowLo, rowHi []float64
 	mgOf         map[int]int    // prep group -> mgroup
 	penalty      float64        // cost of leaving one unit unplaced
