@@ -32,6 +32,21 @@ func compactProblem(seed uint64) *model.Problem {
 	return p
 }
 
+// provenOptimum is the optimum of c as the compact model proves it from the greedy plan warm, and false (with
+// HiGHS's status) when it does not prove it before ctx ends.
+func provenOptimum(t *testing.T, ctx context.Context, c *prep.Problem, warm *model.Plan) (float64, bool, string) {
+	t.Helper()
+	cr, err := builtMaster(t, ctx, c).solveCompact(ctx, warm, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := warm.Cost
+	if cr.plan != nil {
+		opt = cr.plan.Cost
+	}
+	return opt, cr.bound >= opt*(1-1e-5), cr.status
+}
+
 // compiledWithGreedy compiles p and plans it with the greedy.
 func compiledWithGreedy(t *testing.T, p *model.Problem) (*prep.Problem, *model.Plan) {
 	t.Helper()
