@@ -249,9 +249,10 @@ func (m *master) shapeBound(ctx context.Context, until time.Time) (float64, erro
 			var val, upper float64
 			if len(items) > 0 {
 				cnt, val, upper = knapsack(items, cl.alloc, 20000, target)
-				if upper > target+1e-7*cl.price && val <= target+1e-7*cl.price {
+				if limit := min(100*time.Millisecond, time.Until(until)); limit > 0 && upper > target+1e-7*cl.price &&
+					val <= target+1e-7*cl.price {
 					// The search ran out of budget with a pattern still possible: HiGHS settles it.
-					if c2, v2, u2, ok := exactKnapsack(ctx, items, cl.alloc, min(100*time.Millisecond, time.Until(until)), false, target); ok {
+					if c2, v2, u2, ok := exactKnapsack(ctx, items, cl.alloc, limit, false, target); ok {
 						upper = math.Min(upper, u2)
 						if v2 > val {
 							cnt, val = c2, v2
