@@ -1,0 +1,116 @@
+package mip
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/packwright/packwright/solver/internal/prep"
+)
+
+func TestClassIPBound(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		pods   int
+		cpu    int64
+		spread bool
+		groups int // the pods are split into this many groups of the same requests (0 or 1: one group)
+		free   int64
+		want   float64 // 0: the program does not apply
+	}{
+		// 3 pods of 0.3 CPU in two zones: the LPs buy 0.6 and 0.3 of a node (shape LP: 2/3 of a $1 node and
+		// 1/3 of a $2 one), but each zone needs a whole node.
+		{name: "whole nodes", pods: 3, cpu: 300, spread: true, want: 1 + 2},
+		// 4 pods of 0.5 CPU fill a node per zone exactly.
+		{name: "exact fill", pods: 4, cpu: 500, spread: true, want: 1 + 2},
+		// Three groups of one 0.6 CPU pod: 1.8 CPU is two nodes' room, but no two of them share a node.
+		{name: "whole pods across groups", pods: 3, cpu: 600, groups: 3, want: 3},
+		// No zone rule: the cheap zone takes all 5 pods of 0.3 CPU and 1 GiB, two to a node.
+		{name: "no zone rule", pods: 5, cpu: 300, want: 3},
+		// Running nodes are not for this program.
+		{name: "running node", pods: 4, cpu: 600, spread: true, free: 1000, want: 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := twoZoneProblem(tc.pods, tc.cpu, tc.spread, tc.free)
+			if tc.groups > 1 {
+				g := p.Groups[0]
+				p.Groups = nil
+				for j := range tc.groups {
+					part := g
+					part.Name = fmt.Sprintf("web-%d", j)
+					part.Pods = nil
+					for i := j; i < len(g.Pods); i += tc.groups {
+						part.Pods = append(part.Pods, g.Pods[i])
+					}
+					p.Groups = append(p.Groups, part)
+				}
+			}
+			c, err := prep.Compile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			m := builtMaster(t, ctx, c)
+			lp := m.classIPModel()
+			if tc.want == 0 {
+				if lp != nil {
+					t.Fatalf("the class program applies with a running node")
+				}
+				return
+			}
+			if lp == nil {
+				t.Fatal("the class program does not apply")
+			}
+			got, err := solveClassIP(ctx, lp, time.Now().Add(5*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(got-tc.want) > 1e-5*tc.want {
+				t.Fatalf("class IP bound %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// The class program's bound never passes the optimum that the compact model proves, on small problems with
+// zone spread and hostname anti-affinity (without running nodes, where it does not apply), and it does prove
+// something on them.
+func TestClassIPBoundIsValid(t *testing.T) {
+	checked := 0
+	for seed := uint64(1); seed <= 8; seed++ {
+		p := compactProblem(seed)
+		p.Nodes = nil
+		c, warm := compiledWithGreedy(t, p)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		m := builtMaster(t, ctx, c)
+		lp := m.classIPModel()
+		if lp == nil {
+			cancel()
+			t.Fatalf("seed %d: the class program does not apply", seed)
+		}
+		b, err := solveClassIP(ctx, lp, time.Now().Add(5*time.Second))
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		opt, proven, status := provenOptimum(t, ctx, c, warm)
+		cancel()
+		if !proven {
+			t.Logf("seed %d: the compact model did not prove its plan (%s)", seed, status)
+			continue
+		}
+		if b > opt*(1+1e-9) {
+			t.Fatalf("seed %d: class IP bound $%v above the optimum $%v", seed, b, opt)
+		}
+		if b <= 0 {
+			t.Fatalf("seed %d: the class program bounds nothing", seed)
+		}
+		checked++
+		t.Logf("seed %d: class IP $%.4f, optimum $%.4f", seed, b, opt)
+	}
+	if checked < 5 {
+		t.Fatalf("the compact model proved only %d of 8 optima", checked)
+	}
+}
