@@ -81,17 +81,18 @@ func (m *master) classIPModel() *highs.Model {
 				cap([]int{cols[a]}, []float64{1}, float64(per))
 			}
 		}
-		// Room: the units use no more than the nodes hold, in every resource.
+		// Room: the units use no more than the nodes hold, in every resource, as shares of a node's room
+		// (in bytes the coefficients span eleven orders of magnitude, and HiGHS's MIP fails on mixed/aws/1000).
 		for k := range dims {
 			var idx []int
 			var val []float64
 			for a, i := range takes {
-				if r := m.groups[i].req[k]; r > 0 {
-					idx, val = append(idx, cols[a]), append(val, float64(r))
+				if r := m.groups[i].req[k]; r > 0 && alloc[k] > 0 {
+					idx, val = append(idx, cols[a]), append(val, float64(r)/float64(alloc[k]))
 				}
 			}
 			if len(idx) > 0 {
-				cap(idx, val, float64(alloc[k]))
+				cap(idx, val, 1)
 			}
 		}
 		// Whole units across groups, by the dual-feasible functions u_k of Fekete and Schepers: whatever units
@@ -234,8 +235,10 @@ func solveClassIP(ctx context.Context, lp *highs.Model, until time.Time) (float6
 	}
 	switch r.Status {
 	case highs.StatusOptimal, highs.StatusTimeLimit, highs.StatusInterrupt:
+	case highs.StatusInfeasible, highs.StatusUnboundedOrInfeasible:
+		return 0, nil // some pods cannot be placed at all: the master's slack says so, not this
 	default:
-		return 0, nil // infeasible means some pods cannot be placed at all: the master's slack says so
+		return 0, fmt.Errorf("class IP bound: HiGHS stopped with %v", r.Status)
 	}
 	if math.IsInf(r.MIPDualBound, 0) || math.IsNaN(r.MIPDualBound) {
 		return 0, nil
