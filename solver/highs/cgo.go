@@ -320,6 +320,11 @@ func (inst *Instance) applyOptions(o Options) error {
 			return err
 		}
 	}
+	if o.MIPNoRestart {
+		if err := inst.setBool("mip_allow_restart", false); err != nil {
+			return err
+		}
+	}
 	if o.MIPMaxNodes > 0 {
 		if err := inst.setInt("mip_max_nodes", o.MIPMaxNodes); err != nil {
 			return err

@@ -79,6 +79,8 @@ func TestSolve(t *testing.T) {
 		{name: "lp optimum and duals by hand", model: lp, status: StatusOptimal, objective: 2.8,
 			cols: []float64{1.6, 1.2}, duals: []float64{0.4, 0.2}},
 		{name: "knapsack mip", model: knap, status: StatusOptimal, objective: 23, cols: []float64{1, 1, 0, 0}},
+		{name: "knapsack mip without restarts", model: knap, opts: Options{MIPNoRestart: true}, status: StatusOptimal,
+			objective: 23, cols: []float64{1, 1, 0, 0}},
 		{name: "infeasible", model: infeasible, opts: Options{Presolve: "off"}, status: StatusInfeasible},
 		{name: "unbounded", model: unbounded, opts: Options{Presolve: "off"}, status: StatusUnbounded},
 	}

@@ -229,7 +229,9 @@ func solveClassIP(ctx context.Context, lp *highs.Model, until time.Time) (float6
 	if left <= time.Millisecond {
 		return 0, nil
 	}
-	r, err := highs.Solve(ctx, lp, highs.Options{TimeLimit: left}, nil)
+	// Without restarts: the root's cuts and bound are most of the proof (spread/kwok/100: 0.24 s to $0.6883/h
+	// against 0.55 s with four restarts; gpu/aws/100 0.08 s against 0.04 s).
+	r, err := highs.Solve(ctx, lp, highs.Options{TimeLimit: left, MIPNoRestart: true}, nil)
 	if err != nil {
 		return 0, fmt.Errorf("class IP bound: %w", err)
 	}
