@@ -25,9 +25,10 @@ import (
 // HiGHS's dual bound holds whenever it stops.
 //
 // It is nil when the program does not apply (consolidation's residents, a group nothing takes) or is too
-// large to be worth it: classIPMaxPods pods or more, classIPMaxCols columns.
-func (m *master) classIPModel() *highs.Model {
-	if len(m.groups) == 0 || m.c.Placeable() >= classIPMaxPods {
+// large to be worth it: more than classIPMaxCols columns, or classIPMaxPods pods or more unless long (a
+// deadline of classIPLongTime or more, as in offline what-if solves).
+func (m *master) classIPModel(long bool) *highs.Model {
+	if len(m.groups) == 0 || (m.c.Placeable() >= classIPMaxPods && !long) {
 		return nil
 	}
 	Z := 1
@@ -210,17 +211,18 @@ func (m *master) classIPModel() *highs.Model {
 	return &lp
 }
 
-// classIPMaxPods and classIPMaxCols bound the problems the class program runs on. With many nodes rounding
-// them up matters little and the LPs bound more than the program proves in the time (1,000 pods: gpu/aws
-// $608.96/h against the shape LP's $610.40/h, mixed/aws $17.11/h against $17.83/h, in 0.3–1.9 s); from 500
-// pods the portfolio's local search needs the second core. gpu/aws/100 has 508 columns and HiGHS solves it
-// in 170 ms.
+// classIPMaxPods, classIPMaxCols and classIPLongTime bound the problems the class program runs on. From 500
+// pods the portfolio's local search needs the second core in a 1 s decision, and at 1,000 pods the program
+// proves more than the LPs only on mixed/aws ($17.854/h in 0.5 s against $17.82/h); with a deadline of 5 s or
+// more it runs there too. Beyond classIPMaxCols columns (spread/*/1000: 7,800) HiGHS's root alone takes most
+// of a second and bounds no more than the LPs ($6.67/h and $5.53/h).
 const (
 	// dffMax is the largest k of the dual-feasible cuts: spread/kwok/100 needs 16 (a 4-CPU node holds three
 	// 1-CPU pods and three of 0.25 CPU, not 3.7), for $0.6883/h against $0.6646/h with 8.
-	dffMax         = 16
-	classIPMaxPods = 500
-	classIPMaxCols = 1200
+	dffMax          = 16
+	classIPMaxPods  = 500
+	classIPMaxCols  = 1200
+	classIPLongTime = 5 * time.Second
 )
 
 // solveClassIP returns HiGHS's proven bound on the class program by until (0 for none).

@@ -54,7 +54,7 @@ func TestClassIPBound(t *testing.T) {
 			}
 			ctx := context.Background()
 			m := builtMaster(t, ctx, c)
-			lp := m.classIPModel()
+			lp := m.classIPModel(false)
 			if lp == nil {
 				t.Fatal("the class program does not apply")
 			}
@@ -81,7 +81,7 @@ func TestClassIPBoundIsValid(t *testing.T) {
 		c, warm := compiledWithGreedy(t, p)
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		m := builtMaster(t, ctx, c)
-		lp := m.classIPModel()
+		lp := m.classIPModel(false)
 		if lp == nil {
 			cancel()
 			t.Fatalf("seed %d: the class program does not apply", seed)

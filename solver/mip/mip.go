@@ -174,10 +174,10 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 		}
 	}
 	// On small problems an integer program over classes (classip.go) proves more than any LP, since it knows
-	// that nodes are whole (gpu/aws/100: $56.74/h against the LP's $56.03/h). It runs beside the rest, on the
-	// second core, and its bound is taken when it is there.
+	// that nodes are whole (spread/kwok/100: $0.6883/h against the LPs' $0.6607/h). It runs beside the rest, on
+	// the second core, and its bound is taken when it is there.
 	takeClassIP := func(wait bool) {}
-	if lp := m.classIPModel(); lp != nil {
+	if lp := m.classIPModel(time.Until(deadlineOr(ctx)) >= classIPLongTime); lp != nil {
 		type bound struct {
 			v   float64
 			err error
