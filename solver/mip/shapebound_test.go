@@ -51,9 +51,9 @@ func TestShapeBound(t *testing.T) {
 	}
 }
 
-// Neither zone bound passes the optimum that the compact model proves, on small problems with zone spread and
-// hostname anti-affinity, with a running node and without; without one, the shape bound is never below the
-// fluid bound (every solution of its LP is one of the fluid LP's).
+// No bound (zone fluid, shape, class) passes the optimum that the compact model proves, on small problems with
+// zone spread and hostname anti-affinity, with a running node and without; without one, the shape bound is
+// never below the fluid bound (every solution of its LP is one of the fluid LP's).
 func TestZoneBoundsAreValid(t *testing.T) {
 	checked := 0
 	for seed := uint64(1); seed <= 8; seed++ {
@@ -75,14 +75,28 @@ func TestZoneBoundsAreValid(t *testing.T) {
 				cancel()
 				t.Fatal(err)
 			}
+			lp := m.classIPModel(false)
+			if lp == nil {
+				cancel()
+				t.Fatalf("seed %d (running node %v): the class program does not apply", seed, running)
+			}
+			class, err := solveClassIP(ctx, lp, time.Now().Add(5*time.Second))
+			if err != nil {
+				cancel()
+				t.Fatal(err)
+			}
 			opt, proven, status := provenOptimum(t, ctx, c, warm)
 			cancel()
 			if !proven {
 				t.Logf("seed %d (running node %v): the compact model did not prove its plan (%s)", seed, running, status)
 				continue
 			}
-			if fluid > opt*(1+1e-9) || shape > opt*(1+1e-9) {
-				t.Fatalf("seed %d (running node %v): zone fluid bound $%v or shape bound $%v above the optimum $%v", seed, running, fluid, shape, opt)
+			if fluid > opt*(1+1e-9) || shape > opt*(1+1e-9) || class > opt*(1+1e-9) {
+				t.Fatalf("seed %d (running node %v): zone fluid bound $%v, shape bound $%v or class bound $%v above the optimum $%v",
+					seed, running, fluid, shape, class, opt)
+			}
+			if class <= 0 {
+				t.Fatalf("seed %d (running node %v): the class program bounds nothing", seed, running)
 			}
 			if m.zones && fluid <= 0 {
 				t.Fatalf("seed %d (running node %v): zones matter but the zone fluid LP bounds nothing", seed, running)
@@ -91,7 +105,7 @@ func TestZoneBoundsAreValid(t *testing.T) {
 				t.Fatalf("seed %d: shape bound $%v below the zone fluid bound $%v", seed, shape, fluid)
 			}
 			checked++
-			t.Logf("seed %d (running node %v): zone fluid $%.4f, shape $%.4f, optimum $%.4f", seed, running, fluid, shape, opt)
+			t.Logf("seed %d (running node %v): zone fluid $%.4f, shape $%.4f, class $%.4f, optimum $%.4f", seed, running, fluid, shape, class, opt)
 		}
 	}
 	if checked < 8 {
