@@ -800,7 +800,8 @@ const shapeShare = 0.25
 
 // classIPShare is the share of the time left that the class program may take. It runs beside the master, on
 // the second core, so the share only bounds how long the decision waits for it at the end: spread/kwok/100
-// needs 0.8 s alone, gpu/aws/100 0.1 s.
+// needs 0.24 s alone, gpu/aws/100 0.08 s; given 70% (with restarts) it cost spread/kwok/100's parts the optimum
+// in one run of three.
 const classIPShare = 0.5
 
 // compactMinTime is the least time left before the deadline for which prove starts the compact model.
