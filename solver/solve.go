@@ -122,7 +122,12 @@ func solve(ctx context.Context, p *model.Problem, opts Options) (best, alt *mode
 			search = startLocalSearch(mctx, p, g)
 			opts.MIP.AfterLP, opts.MIP.Incumbent, opts.MIP.Found = search.lpEnded, search.incumbent, search.offer
 		}
-		res, err := mip.Solve(mctx, c, warm, opts.MIP)
+		var res *mip.Result
+		if z := zoneSplitFor(c, residents); z != nil {
+			res, err = solveSplit(mctx, c, z, opts.MIP, search)
+		} else {
+			res, err = mip.Solve(mctx, c, warm, opts.MIP)
+		}
 		// A MIP plan within 0.2% of its bound ends the search: it could gain little more, and the decision is
 		// wanted now.
 		if err == nil && res.Plan != nil && res.Plan.Cost-res.LowerBound <= 0.002*res.Plan.Cost {

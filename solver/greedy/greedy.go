@@ -94,14 +94,14 @@ func SolveCompiledPair(c *prep.Problem) (best, inOrder *model.Plan, err error) {
 	return best, inOrder, nil
 }
 
-// solveZoneSplit plans c with its zone spreads split up front (splitZones) and returns the plan when it is
+// solveZoneSplit plans c with its zone spreads split up front (SplitZones) and returns the plan when it is
 // valid for c, else nil (also when no group has such a spread).
 func solveZoneSplit(c *prep.Problem) *model.Plan {
-	z := splitZones(c)
+	z := SplitZones(c)
 	if z == nil {
 		return nil
 	}
-	sc, err := prep.Compile(z.p)
+	sc, err := prep.Compile(z.Problem)
 	if err != nil {
 		return nil
 	}
@@ -109,7 +109,7 @@ func solveZoneSplit(c *prep.Problem) *model.Plan {
 	if err != nil {
 		return nil
 	}
-	plan := z.planOf(sp)
+	plan := z.PlanOf(sp)
 	if plan.Validate(c.Src) != nil {
 		return nil
 	}

@@ -20,17 +20,20 @@ import (
 // 1,100 groups, 0.1 s; 20,000 pods: 0.46 s, more than the split can gain within a 1 s decision).
 const maxSplitGroups = 1500
 
-// zoneSplit is a problem with zone spreads split into zone-pinned groups, and the original group of each of its
-// groups.
-type zoneSplit struct {
-	p    *model.Problem
-	orig []int
+// ZoneSplit is a problem with zone spreads split into zone-pinned groups, and the original group of each of its
+// groups. It is a restriction of the original problem: every plan of it, mapped back by PlanOf, is a plan of the
+// original (validate it: the split is made from the compiled form), but its optimum may be dearer, so no bound
+// of it bounds the original.
+type ZoneSplit struct {
+	// Problem is the split problem; its groups are the original's, those with such a spread one per zone.
+	Problem *model.Problem
+	orig    []int
 }
 
-// splitZones splits every group of c whose only zone rule is a maxSkew-1 zone spread that prep encodes on the
+// SplitZones splits every group of c whose only zone rule is a maxSkew-1 zone spread that prep encodes on the
 // group alone (its selector matches no other pending group) into one group per zone. It returns nil when no
 // group qualifies.
-func splitZones(c *prep.Problem) *zoneSplit {
+func SplitZones(c *prep.Problem) *ZoneSplit {
 	src := c.Src
 	// Zones by their cheapest price per allocatable CPU: the remainders go to the cheapest.
 	cheap := make([]float64, len(c.Zones))
@@ -46,16 +49,16 @@ func splitZones(c *prep.Problem) *zoneSplit {
 			cheap[o.Zone] = v
 		}
 	}
-	out := &zoneSplit{p: new(model.Problem)}
-	*out.p = *src
-	out.p.Groups = make([]model.PodGroup, 0, len(src.Groups))
+	out := &ZoneSplit{Problem: new(model.Problem)}
+	*out.Problem = *src
+	out.Problem.Groups = make([]model.PodGroup, 0, len(src.Groups))
 	split := false
 	for gi := range src.Groups {
 		g, cg := &src.Groups[gi], &c.Groups[gi]
 		counts := zoneCounts(cg, cheap)
 		rest, ok := withoutZoneSpread(g)
 		if counts == nil || !ok || len(g.Pods) != cg.Demand {
-			out.p.Groups = append(out.p.Groups, *g)
+			out.Problem.Groups = append(out.Problem.Groups, *g)
 			out.orig = append(out.orig, gi)
 			continue
 		}
@@ -75,11 +78,11 @@ func splitZones(c *prep.Problem) *zoneSplit {
 			h.NodeSelector[model.LabelZone] = c.Zones[z]
 			h.Pods = g.Pods[at : at+n]
 			at += n
-			out.p.Groups = append(out.p.Groups, h)
+			out.Problem.Groups = append(out.Problem.Groups, h)
 			out.orig = append(out.orig, gi)
 		}
 	}
-	if !split || len(out.p.Groups) > maxSplitGroups {
+	if !split || len(out.Problem.Groups) > maxSplitGroups {
 		return nil
 	}
 	return out
@@ -140,8 +143,8 @@ func withoutZoneSpread(g *model.PodGroup) (rest []model.TopologySpread, ok bool)
 	return rest, n == 1
 }
 
-// planOf maps plan sp of the split problem back onto the original groups.
-func (z *zoneSplit) planOf(sp *model.Plan) *model.Plan {
+// PlanOf maps plan sp of the split problem back onto the original groups.
+func (z *ZoneSplit) PlanOf(sp *model.Plan) *model.Plan {
 	merge := func(pods []model.GroupCount) []model.GroupCount {
 		var out []model.GroupCount
 		for _, gc := range pods {

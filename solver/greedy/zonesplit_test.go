@@ -47,7 +47,7 @@ func TestZoneSplitPlans(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		z := splitZones(c)
+		z := SplitZones(c)
 		if z == nil {
 			t.Fatalf("seed %d: no group split", seed)
 		}

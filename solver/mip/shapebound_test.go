@@ -51,7 +51,7 @@ func TestShapeBound(t *testing.T) {
 	}
 }
 
-// No bound (zone fluid, shape, class) passes the optimum that the compact model proves, on small problems with
+// No bound (zone fluid, shape, class, nor Bound, their largest) passes the optimum that the compact model proves, on small problems with
 // zone spread and hostname anti-affinity, with a running node and without; without one, the shape bound is
 // never below the fluid bound (every solution of its LP is one of the fluid LP's).
 func TestZoneBoundsAreValid(t *testing.T) {
@@ -84,6 +84,16 @@ func TestZoneBoundsAreValid(t *testing.T) {
 			if err != nil {
 				cancel()
 				t.Fatal(err)
+			}
+			// Bound builds its own master and takes the largest of the three.
+			whole, err := Bound(ctx, c, time.Now().Add(5*time.Second))
+			if err != nil {
+				cancel()
+				t.Fatal(err)
+			}
+			if most := max(fluid, shape, class); math.Abs(whole-most) > 1e-6*math.Max(1, most) {
+				cancel()
+				t.Fatalf("seed %d (running node %v): Bound $%v, want the largest of $%v, $%v and $%v", seed, running, whole, fluid, shape, class)
 			}
 			opt, proven, status := provenOptimum(t, ctx, c, warm)
 			cancel()

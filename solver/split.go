@@ -1,0 +1,108 @@
+package solver
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/packwright/packwright/model"
+	"github.com/packwright/packwright/solver/greedy"
+	"github.com/packwright/packwright/solver/internal/prep"
+	"github.com/packwright/packwright/solver/mip"
+)
+
+// A zone spread of maxSkew 1 fixes each zone's share of a group's pods up to which zones take the remainder
+// (greedy.SplitZones). Under zone rows the master's column generation seldom converges in a second, and its
+// integer master then starts from little: on spread/kwok/1000 the MIP's 1 s plan was greedy's ($7.0155/h, the
+// local search beside it $6.97/h). With the split made up front the groups are zone-pinned and the zone rows
+// go: the MIP's 1 s plan is $6.90/h (spread/aws/1000: $5.591/h against $5.594/h). The split is a restriction,
+// so the bound is proven on the original problem beside it (mip.Bound, on the core the local search leaves
+// free until column generation ends). At 5,000 pods (over 1,000 split groups) the split master gets only a few
+// rounds of column generation in the second and its plan was no better than greedy's (kwok) or dearer (AWS),
+// so the split is only planned between splitMinPods and splitMaxGroups.
+const (
+	// splitMinPods: below it the MIP on the original problem with its class program proves the optimum
+	// (spread/kwok/100: $0.6899/h), which the split can miss (its plan there is dearer).
+	splitMinPods = LocalSearchPods
+	// splitMaxGroups caps the groups of the split problem.
+	splitMaxGroups = 500
+	// splitBoundShare is the share of the MIP's time the original's bound may take (its shape LP converges in
+	// 50-100 ms at 1,000 pods).
+	splitBoundShare = 0.5
+)
+
+// zoneSplitFor returns the zone split that the MIP plans instead of c, or nil when c is planned as it is.
+func zoneSplitFor(c *prep.Problem, residents bool) *greedy.ZoneSplit {
+	if residents || c.Tiered || c.Placeable() < splitMinPods {
+		return nil
+	}
+	z := greedy.SplitZones(c)
+	if z == nil || len(z.Problem.Groups) > splitMaxGroups {
+		return nil
+	}
+	return z
+}
+
+// solveSplit runs the MIP on zone split z of c's problem p until ctx ends, with the original's bound proven
+// beside it. Its plan is mapped back to p's groups and must still be validated against p (as every MIP plan);
+// its LowerBound holds for p. The local search, if any, is offered the MIP's plans mapped back.
+func solveSplit(ctx context.Context, c *prep.Problem, z *greedy.ZoneSplit, opts mip.Options, search *localSearch) (*mip.Result, error) {
+	p := c.Src
+	type bound struct {
+		v   float64
+		err error
+	}
+	bounds := make(chan bound, 1)
+	until := time.Now().Add(time.Duration(splitBoundShare * float64(time.Until(deadlineOf(ctx)))))
+	go func() {
+		v, err := mip.Bound(ctx, c, until)
+		bounds <- bound{v, err}
+	}()
+	takeBound := func(res *mip.Result) *mip.Result {
+		b := <-bounds
+		res.LowerBound = b.v
+		if b.err != nil && ctx.Err() == nil {
+			res.MasterStatus += "; " + b.err.Error()
+		}
+		return res
+	}
+
+	sc, err := prep.Compile(z.Problem)
+	if err != nil {
+		takeBound(&mip.Result{})
+		return nil, fmt.Errorf("zone split: %w", err)
+	}
+	warm, err := greedy.SolveCompiled(sc)
+	if err != nil {
+		takeBound(&mip.Result{})
+		return nil, fmt.Errorf("zone split: greedy: %w", err)
+	}
+	if search != nil {
+		opts.AfterLP = search.lpEnded
+		opts.Incumbent = nil // the search's plans are of p; the split's zone counts may not hold for them
+		opts.Found = func(sp *model.Plan) {
+			if op := z.PlanOf(sp); op.Validate(p) == nil {
+				search.offer(op)
+			}
+		}
+	}
+	res, err := mip.Solve(ctx, sc, warm, opts)
+	if err != nil {
+		takeBound(&mip.Result{})
+		return nil, fmt.Errorf("zone split: %w", err)
+	}
+	// The split's own bound is of the restriction, not of p.
+	res.MasterStatus = "zone split: " + res.MasterStatus
+	if res.Plan != nil {
+		res.Plan = z.PlanOf(res.Plan)
+	}
+	return takeBound(res), nil
+}
+
+// deadlineOf is ctx's deadline, or a second from now without one.
+func deadlineOf(ctx context.Context) time.Time {
+	if d, ok := ctx.Deadline(); ok {
+		return d
+	}
+	return time.Now().Add(time.Second)
+}
