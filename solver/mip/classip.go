@@ -250,3 +250,65 @@ func solveClassIP(ctx context.Context, lp *highs.Model, until time.Time) (float6
 	// Rounding in HiGHS must not push the bound above what it bounds.
 	return math.Max(0, r.MIPDualBound*(1-1e-7)), nil
 }
+
+// classBound is the class program solved aside, on the second core, while the MIP goes on. A nil *classBound is
+// a program that was not started: its methods do nothing.
+type classBound struct {
+	cancel context.CancelFunc
+	done   chan classBoundResult
+}
+
+type classBoundResult struct {
+	v   float64
+	err error
+}
+
+// startClassBound solves lp aside until until (or ctx's end).
+func startClassBound(ctx context.Context, lp *highs.Model, until time.Time) *classBound {
+	ctx, cancel := context.WithCancel(ctx)
+	b := &classBound{cancel: cancel, done: make(chan classBoundResult, 1)}
+	go func() {
+		v, err := solveClassIP(ctx, lp, until)
+		b.done <- classBoundResult{v, err}
+	}()
+	return b
+}
+
+// poll raises res.LowerBound to the program's bound if it has ended (and notes its error in res.MasterStatus);
+// it returns at once either way. The bound is taken once.
+func (b *classBound) poll(res *Result) { b.take(res, false) }
+
+// finish waits for the program's bound and takes it, unless proven says there is nothing left to prove: then
+// the program is stopped and only a bound already there is taken.
+func (b *classBound) finish(res *Result, proven bool) {
+	if b == nil {
+		return
+	}
+	if proven {
+		b.cancel()
+	}
+	b.take(res, !proven)
+	b.cancel()
+}
+
+func (b *classBound) take(res *Result, wait bool) {
+	if b == nil || b.done == nil {
+		return
+	}
+	var r classBoundResult
+	if wait {
+		r = <-b.done
+	} else {
+		select {
+		case r = <-b.done:
+		default:
+			return
+		}
+	}
+	b.done = nil
+	if r.err != nil {
+		res.MasterStatus += r.err.Error() + "; "
+	} else if r.v > res.LowerBound {
+		res.LowerBound = r.v
+	}
+}

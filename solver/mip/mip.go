@@ -176,46 +176,10 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	// On small problems an integer program over classes (classip.go) proves more than any LP, since it knows
 	// that nodes are whole (spread/kwok/100: $0.6883/h against the LPs' $0.6607/h). It runs beside the rest, on
 	// the second core, and its bound is taken when it is there.
-	takeClassIP := func(wait bool) {}
+	var classIP *classBound
 	if lp := m.classIPModel(time.Until(deadlineOr(ctx)) >= classIPLongTime); lp != nil {
-		type bound struct {
-			v   float64
-			err error
-		}
-		done := make(chan bound, 1)
-		until := time.Now().Add(time.Duration(classIPShare * float64(time.Until(deadlineOr(ctx)))))
-		cctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		go func() {
-			v, err := solveClassIP(cctx, lp, until)
-			done <- bound{v, err}
-		}()
-		takeClassIP = func(wait bool) {
-			if done == nil {
-				return
-			}
-			// Once the plan is proven there is nothing to wait for.
-			if best := bestOf(res.Plan, warm); wait && best != nil && res.LowerBound >= best.Cost*(1-compactEps) {
-				cancel()
-				wait = false
-			}
-			var b bound
-			if wait {
-				b = <-done
-			} else {
-				select {
-				case b = <-done:
-				default:
-					return
-				}
-			}
-			done = nil
-			if b.err != nil {
-				res.MasterStatus += b.err.Error() + "; "
-			} else if b.v > res.LowerBound {
-				res.LowerBound = b.v
-			}
-		}
+		classIP = startClassBound(ctx, lp, time.Now().Add(time.Duration(classIPShare*float64(time.Until(deadlineOr(ctx))))))
+		defer classIP.cancel()
 	}
 	start := map[int]float64{}
 	// A warm plan that moves residents off the nodes it keeps is only partly a start; any rounded plan replaces it.
@@ -405,7 +369,7 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 			}
 		}
 	}
-	takeClassIP(false)
+	classIP.poll(res)
 	startPlan := bestOf(rounded, warm) // the plan that start holds
 	if opts.Incumbent != nil {
 		if ip := opts.Incumbent(); ip != nil && (startPlan == nil || ip.Cost < startPlan.Cost-1e-9) {
@@ -456,7 +420,7 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	if partsFor == 0 {
 		partsFor = time.Duration(partsShare * float64(deadline.Sub(began)))
 	}
-	takeClassIP(false)
+	classIP.poll(res)
 	partable := startPlan != nil && !repackable && len(startPlan.NewNodes) > partsMinNodes && partsFor > 0 &&
 		res.LowerBound < startPlan.Cost*(1-partsGap) && c.Placeable() < partsMaxPods && m.compactApplies()
 	if partable && time.Until(deadline) > 2*partsRound {
@@ -515,9 +479,11 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 			}
 		}
 	}
-	takeClassIP(false)
+	classIP.poll(res)
 	m.prove(ctx, res, warm, converged)
-	takeClassIP(true)
+	// Once the plan is proven there is nothing to wait for.
+	best := bestOf(res.Plan, warm)
+	classIP.finish(res, best != nil && res.LowerBound >= best.Cost*(1-compactEps))
 	return res, nil
 }
 
