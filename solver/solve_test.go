@@ -324,18 +324,20 @@ func portfolioVsGreedy(t *testing.T, trial int, p *model.Problem, d time.Duratio
 	return g, plan
 }
 
+// cpuOffering is an on-demand offering of the default pool in zone with cpu millicores (and room for 110 pods).
+func cpuOffering(id, zone string, cpu int64, price float64) model.Offering {
+	return model.Offering{ID: id, NodePool: "default", InstanceType: id, Zone: zone, CapacityType: model.OnDemand, Price: price,
+		Labels:      map[string]string{model.LabelZone: zone},
+		Capacity:    model.Resources{model.CPU: cpu, model.Pods: 110},
+		Allocatable: model.Resources{model.CPU: cpu, model.Pods: 110}}
+}
+
 // Two Deployments share the zone spread's selector (app=web, as during a rollout): the rule bounds their sum per
 // zone, so the big pods may share zone a while the small ones take zone b. A bound from per-group zone rows
 // (each group balanced on its own, $2/h) would be above that valid plan's $1.4/h.
 func TestSharedZoneSpreadBound(t *testing.T) {
 	if !highs.Available() {
 		t.Fatal("HiGHS is not linked: build with cgo and hack/install-highs.sh")
-	}
-	offering := func(id, zone string, cpu int64, price float64) model.Offering {
-		return model.Offering{ID: id, NodePool: "default", InstanceType: id, Zone: zone, CapacityType: "on-demand", Price: price,
-			Labels:      map[string]string{model.LabelZone: zone},
-			Capacity:    model.Resources{model.CPU: cpu, model.Pods: 110},
-			Allocatable: model.Resources{model.CPU: cpu, model.Pods: 110}}
 	}
 	sel := &model.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
 	group := func(name string, cpu int64) model.PodGroup {
@@ -348,7 +350,7 @@ func TestSharedZoneSpreadBound(t *testing.T) {
 		return g
 	}
 	p := &model.Problem{Zones: []string{"a", "b"}, Pools: []model.NodePool{{Name: "default"}},
-		Offerings: []model.Offering{offering("big-a", "a", 6000, 1), offering("small-b", "b", 2000, 0.4), offering("big-b", "b", 6000, 1)},
+		Offerings: []model.Offering{cpuOffering("big-a", "a", 6000, 1), cpuOffering("small-b", "b", 2000, 0.4), cpuOffering("big-b", "b", 6000, 1)},
 		Groups:    []model.PodGroup{group("big", 3000), group("small", 1000)}}
 	// Both big pods on one node in zone a, both small ones on one node in zone b: two web pods in each zone.
 	split := &model.Plan{Solver: "hand", Cost: 1.4, NewNodes: []model.NewNode{

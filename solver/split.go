@@ -45,36 +45,28 @@ func zoneSplitFor(c *prep.Problem, residents bool) *greedy.ZoneSplit {
 
 // solveSplit runs the MIP on zone split z of c's problem p until ctx ends, with the original's bound proven
 // beside it. Its plan is mapped back to p's groups and must still be validated against p (as every MIP plan);
-// its LowerBound holds for p. The local search, if any, is offered the MIP's plans mapped back.
+// its LowerBound holds for p. The local search, if any, is offered the MIP's plans mapped back. ctx carries the
+// deadline (without one the bound gets no time for its LPs).
 func solveSplit(ctx context.Context, c *prep.Problem, z *greedy.ZoneSplit, opts mip.Options, search *localSearch) (*mip.Result, error) {
 	p := c.Src
 	type bound struct {
 		v   float64
 		err error
 	}
+	// The bound is proven aside; if the split fails it ends with ctx, which the caller cancels at once.
 	bounds := make(chan bound, 1)
-	until := time.Now().Add(time.Duration(splitBoundShare * float64(time.Until(deadlineOf(ctx)))))
+	deadline, _ := ctx.Deadline() // the portfolio's MIP always has one
+	until := time.Now().Add(time.Duration(splitBoundShare * float64(time.Until(deadline))))
 	go func() {
 		v, err := mip.Bound(ctx, c, until)
 		bounds <- bound{v, err}
 	}()
-	takeBound := func(res *mip.Result) *mip.Result {
-		b := <-bounds
-		res.LowerBound = b.v
-		if b.err != nil && ctx.Err() == nil {
-			res.MasterStatus += "; " + b.err.Error()
-		}
-		return res
-	}
-
 	sc, err := prep.Compile(z.Problem)
 	if err != nil {
-		takeBound(&mip.Result{})
 		return nil, fmt.Errorf("zone split: %w", err)
 	}
 	warm, err := greedy.SolveCompiled(sc)
 	if err != nil {
-		takeBound(&mip.Result{})
 		return nil, fmt.Errorf("zone split: greedy: %w", err)
 	}
 	if search != nil {
@@ -88,21 +80,17 @@ func solveSplit(ctx context.Context, c *prep.Problem, z *greedy.ZoneSplit, opts 
 	}
 	res, err := mip.Solve(ctx, sc, warm, opts)
 	if err != nil {
-		takeBound(&mip.Result{})
 		return nil, fmt.Errorf("zone split: %w", err)
 	}
-	// The split's own bound is of the restriction, not of p.
 	res.MasterStatus = "zone split: " + res.MasterStatus
 	if res.Plan != nil {
 		res.Plan = z.PlanOf(res.Plan)
 	}
-	return takeBound(res), nil
-}
-
-// deadlineOf is ctx's deadline, or a second from now without one.
-func deadlineOf(ctx context.Context) time.Time {
-	if d, ok := ctx.Deadline(); ok {
-		return d
+	// The split's own bound is of the restriction, not of p.
+	b := <-bounds
+	res.LowerBound = b.v
+	if b.err != nil && ctx.Err() == nil {
+		res.MasterStatus += "; " + b.err.Error()
 	}
-	return time.Now().Add(time.Second)
+	return res, nil
 }

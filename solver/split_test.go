@@ -17,12 +17,6 @@ import (
 // zone a (the cheaper per CPU) in the split, where it needs a second node, while the optimum puts it in zone b
 // beside the b-pinned pods: $1.90/h against $2.20/h.
 func splitLoss() (p *model.Problem, optimum *model.Plan) {
-	offering := func(id, zone string, cpu int64, price float64) model.Offering {
-		return model.Offering{ID: id, NodePool: "default", InstanceType: id, Zone: zone, CapacityType: model.OnDemand, Price: price,
-			Labels:      map[string]string{model.LabelZone: zone},
-			Capacity:    model.Resources{model.CPU: cpu, model.Pods: 110},
-			Allocatable: model.Resources{model.CPU: cpu, model.Pods: 110}}
-	}
 	group := func(name string, pods int, zone string) model.PodGroup {
 		g := model.PodGroup{Name: name, Namespace: "default", Labels: map[string]string{"app": name},
 			Requests: model.Resources{model.CPU: 1000, model.Pods: 1}}
@@ -38,7 +32,7 @@ func splitLoss() (p *model.Problem, optimum *model.Plan) {
 		return g
 	}
 	p = &model.Problem{Zones: []string{"a", "b"}, Pools: []model.NodePool{{Name: "default"}},
-		Offerings: []model.Offering{offering("a4", "a", 4000, 0.9), offering("a1", "a", 1000, 0.3), offering("b4", "b", 4000, 1)},
+		Offerings: []model.Offering{cpuOffering("a4", "a", 4000, 0.9), cpuOffering("a1", "a", 1000, 0.3), cpuOffering("b4", "b", 4000, 1)},
 		Groups:    []model.PodGroup{group("spread", 3, ""), group("in-a", 3, "a"), group("in-b", 2, "b")}}
 	optimum = &model.Plan{Solver: "hand", Cost: 1.9, NewNodes: []model.NewNode{
 		{Offering: 0, Pods: []model.GroupCount{{Group: 0, Count: 1}, {Group: 1, Count: 3}}},

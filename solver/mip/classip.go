@@ -281,14 +281,10 @@ func (b *classBound) poll(res *Result) { b.take(res, false) }
 // finish waits for the program's bound and takes it, unless proven says there is nothing left to prove: then
 // the program is stopped and only a bound already there is taken.
 func (b *classBound) finish(res *Result, proven bool) {
-	if b == nil {
-		return
-	}
-	if proven {
+	if b != nil {
+		b.take(res, !proven)
 		b.cancel()
 	}
-	b.take(res, !proven)
-	b.cancel()
 }
 
 func (b *classBound) take(res *Result, wait bool) {

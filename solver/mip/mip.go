@@ -155,23 +155,11 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	if err := m.build(ctx); err != nil {
 		return fail("build master", err)
 	}
-	// Under zone rules column generation seldom converges in a second (the restricted master is degenerate),
-	// so its bound is weak: a small LP over zones gives one first (zonefluid.go), and a configuration LP over
-	// pod shapes, which converges where the master does not (shapebound.go). Only under zone rules: without
-	// them the master converges in the time on every benchmark workload (gpu/aws/1000: the same bound, 120 ms
-	// later). They only bound, so a failure of either costs the bound, not the plan.
-	if fluid, err := m.zoneFluidBound(ctx); err != nil {
+	// The zone LPs only bound (bound.go), so a failure costs a bound, not the plan.
+	lb, err := m.zoneBounds(ctx, time.Now().Add(time.Duration(shapeShare*float64(time.Until(deadlineOr(ctx))))))
+	res.LowerBound = lb
+	if err != nil {
 		res.MasterStatus = err.Error() + "; "
-	} else {
-		res.LowerBound = fluid
-	}
-	if m.zones {
-		until := time.Now().Add(time.Duration(shapeShare * float64(time.Until(deadlineOr(ctx)))))
-		if sb, err := m.shapeBound(ctx, until); err != nil {
-			res.MasterStatus += err.Error() + "; "
-		} else {
-			res.LowerBound = max(res.LowerBound, sb)
-		}
 	}
 	// On small problems an integer program over classes (classip.go) proves more than any LP, since it knows
 	// that nodes are whole (spread/kwok/100: $0.6883/h against the LPs' $0.6607/h). It runs beside the rest, on

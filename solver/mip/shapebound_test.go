@@ -51,9 +51,10 @@ func TestShapeBound(t *testing.T) {
 	}
 }
 
-// No bound (zone fluid, shape, class, nor Bound, their largest) passes the optimum that the compact model proves, on small problems with
-// zone spread and hostname anti-affinity, with a running node and without; without one, the shape bound is
-// never below the fluid bound (every solution of its LP is one of the fluid LP's).
+// No bound (zone fluid, shape, class, nor Bound, their largest) passes the optimum that the compact model
+// proves, on small problems with zone spread and hostname anti-affinity, with a running node and without;
+// without one, the shape bound is never below the fluid bound (every solution of its LP is one of the fluid
+// LP's).
 func TestZoneBoundsAreValid(t *testing.T) {
 	checked := 0
 	for seed := uint64(1); seed <= 8; seed++ {
