@@ -114,3 +114,35 @@ func TestLPMultipliersReachTheLPBound(t *testing.T) {
 		}
 	}
 }
+
+// A pricing memo hands back the knapsacks it keeps only for the very duals they priced: a round that prices the
+// same duals again goes on from them, any other duals start afresh.
+func TestPricingMemoKeepsOnlyTheSameDuals(t *testing.T) {
+	y := []float64{1, -0.5, 0}
+	for _, tc := range []struct {
+		name string
+		y    []float64
+		n    int
+		kept bool
+	}{
+		{"same duals", []float64{1, -0.5, 0}, 2, true},
+		{"one dual moved", []float64{1, -0.5, 1e-12}, 2, false},
+		{"more rows", []float64{1, -0.5, 0, 0}, 2, false},
+		{"other knapsacks", []float64{1, -0.5, 0}, 3, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var pm pricingMemo[classKnapsack]
+			first := pm.knapsacks(y, 2)
+			first[1].done, first[1].upper = true, 0.25
+			y[0] = 7 // the memo keeps its own copy of the duals
+			again := pm.knapsacks(tc.y, tc.n)
+			y[0] = 1
+			if len(again) != tc.n {
+				t.Fatalf("%d knapsacks, want %d", len(again), tc.n)
+			}
+			if kept := again[1].done && again[1].upper == 0.25; kept != tc.kept {
+				t.Errorf("knapsack kept: %v, want %v", kept, tc.kept)
+			}
+		})
+	}
+}

@@ -128,6 +128,14 @@ func (m *master) fits(e int, counts []unitCount) bool {
 	return true
 }
 
+// nodeKnapsack is one running node's filling knapsack in a round (priceFillings).
+type nodeKnapsack struct {
+	items      []item
+	best       []int
+	val, upper float64 // the best filling's value and the bound on any, both above the convexity price
+	done       bool
+}
+
 // priceFillings prices every running node's best whole filling at the LP's duals y: a knapsack over the node's
 // free room with each group's unit valued at its demand and zone rows' duals, against the node's convexity dual.
 // It returns the fillings with a negative reduced cost, and gap, the most by which the fillings not in the LP
@@ -138,13 +146,7 @@ func (m *master) fits(e int, counts []unitCount) bool {
 func (m *master) priceFillings(ctx context.Context, y []float64, opts Options, until time.Time) (fs []filling, gap float64, complete bool) {
 	nodes := m.running
 	conflict := m.conflictSets()
-	type priced struct {
-		items      []item
-		best       []int
-		val, upper float64 // the best filling's value and the bound on any, both above the convexity price
-		done       bool
-	}
-	out := make([]priced, len(nodes))
+	out := m.nodeKnapsacks.knapsacks(y, len(nodes))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
@@ -158,6 +160,9 @@ func (m *master) priceFillings(ctx context.Context, y []float64, opts Options, u
 				}
 				e := nodes[a]
 				r := &out[a]
+				if r.done {
+					continue // priced these duals already (pricingMemo)
+				}
 				for _, i := range m.onNode[e] {
 					if w := m.unitValue(i, m.c.Nodes[e].Zone, y); w > 1e-12 {
 						r.items = append(r.items, item{g: i, w: w, req: m.groups[i].req, max: min(m.groups[i].maxUnits, m.groups[i].units)})
