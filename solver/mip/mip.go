@@ -517,7 +517,9 @@ func (m *master) decode(ip *highs.Result, deadline time.Time) (*model.Plan, stri
 	case d := <-done:
 		return d.plan, d.note
 	case <-wait.C:
-		return p, "; validation left to the caller after the deadline"
+		// A copy: the validation aside still reads p, and the caller sets the plan's status and bound.
+		cp := *p
+		return &cp, "; validation left to the caller after the deadline"
 	}
 }
 
