@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/packwright/packwright/solver/highs"
 	"github.com/packwright/packwright/solver/internal/prep"
 )
 
@@ -24,15 +23,10 @@ func Bound(ctx context.Context, c *prep.Problem, until time.Time) (float64, erro
 		return 0, nil
 	}
 	// The bounds read the master's zone rows, which building its LP lays out.
-	inst, err := highs.New(ctx, highs.Options{Presolve: "off"})
-	if err != nil {
+	if err := m.open(ctx); err != nil {
 		return 0, fmt.Errorf("bound: %w", err)
 	}
-	defer inst.Release()
-	m.inst = inst
-	if err := m.build(ctx); err != nil {
-		return 0, fmt.Errorf("bound: build master: %w", err)
-	}
+	defer m.inst.Release()
 	best, err := m.zoneBounds(ctx, until)
 	if err != nil {
 		return best, fmt.Errorf("bound: %w", err)

@@ -125,8 +125,6 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 		res.Converged = true
 		return res, nil
 	}
-	// Column generation re-solves the LP from its last basis after adding columns; presolve would throw that
-	// basis away, so it is off until the integer master.
 	// A master with very many existing-node columns cannot even finish its first LP in a short deadline, and
 	// HiGHS then overruns the interrupt by seconds, blocking the next decision: leave such problems to greedy.
 	if ctx.Err() != nil {
@@ -145,16 +143,12 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 			return res, nil
 		}
 	}
-	inst, err := highs.New(ctx, highs.Options{Presolve: "off"})
-	if err != nil {
-		return fail("create", err)
+	if err := m.open(ctx); err != nil {
+		return fail("master", err)
 	}
 	// Released without waiting: freeing the model of a large master takes tens of milliseconds past the deadline.
-	defer inst.Release()
-	m.inst = inst
-	if err := m.build(ctx); err != nil {
-		return fail("build master", err)
-	}
+	defer m.inst.Release()
+	inst := m.inst
 	// The zone LPs only bound (bound.go), so a failure costs a bound, not the plan.
 	lb, err := m.zoneBounds(ctx, time.Now().Add(time.Duration(shapeShare*float64(time.Until(deadlineOr(ctx))))))
 	res.LowerBound = lb

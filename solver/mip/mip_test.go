@@ -370,15 +370,10 @@ func builtMaster(t *testing.T, ctx context.Context, c *prep.Problem) *master {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inst, err := highs.New(ctx, highs.Options{Presolve: "off"})
-	if err != nil {
+	if err := m.open(ctx); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { inst.Close() })
-	m.inst = inst
-	if err := m.build(ctx); err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(func() { m.inst.Close() })
 	return m
 }
 
