@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/packwright/packwright/model"
 	"github.com/packwright/packwright/solver/greedy"
@@ -24,8 +25,17 @@ type localSearch struct {
 	latest atomic.Pointer[model.Plan] // the cheapest plan so far, for the MIP's integer master
 	// offered is the cheapest plan the MIP has offered (its rounded LP, its dive), for the search to go on from.
 	offered atomic.Pointer[model.Plan]
+	// restart is a plan for the search to go on from even if it is a little dearer than the search's own
+	// (startMargin): taken once.
+	restart atomic.Pointer[model.Plan]
 	result  chan *model.Plan
 }
+
+// startMargin is how much dearer than the search's current plan a plan handed to restartFrom may be and still
+// be where the search goes on from: ruin and recreate gains more from a plan of the right shape than from a
+// cheaper one (spread/kwok/1000, 400 ms: $6.75-6.84/h from the zone fluid program's nodes at $7.01/h,
+// $6.93-6.97/h from the greedy's $7.02/h).
+const startMargin = 0.01
 
 // startLocalSearch starts the search from plan start of p, to end with ctx.
 func startLocalSearch(ctx context.Context, p *model.Problem, start *model.Plan) *localSearch {
@@ -37,9 +47,29 @@ func startLocalSearch(ctx context.Context, p *model.Problem, start *model.Plan) 
 		case <-s.lpDone:
 		case <-ctx.Done():
 		}
-		s.result <- greedy.ImproveWith(ctx, p, &from, 1, s.latest.Store, s.offered.Load)
+		s.result <- greedy.ImproveWith(ctx, p, &from, 1, s.latest.Store, s.next)
 	}()
 	return s
+}
+
+// next is the plan the search goes on from instead of cur, or nil: the restart plan, once, when it is at most
+// startMargin dearer, else the MIP's cheapest offer when it is cheaper.
+func (s *localSearch) next(cur *model.Plan) *model.Plan {
+	if r := s.restart.Swap(nil); r != nil && r.Cost <= (1+startMargin)*cur.Cost {
+		return r
+	}
+	if o := s.offered.Load(); o != nil && o.Cost < cur.Cost-1e-9 {
+		return o
+	}
+	return nil
+}
+
+// restartFrom hands the search a valid plan to go on from even when it is a little dearer than its own (next):
+// one of another shape. It may be called from any goroutine.
+func (s *localSearch) restartFrom(p *model.Plan) {
+	if s != nil && p != nil {
+		s.restart.Store(p)
+	}
 }
 
 // lpEnded lets the search begin; it may be called more than once.
@@ -102,4 +132,21 @@ func (s *localSearch) wait(ctx context.Context, p *model.Problem) *model.Plan {
 		return nil
 	}
 	return ls
+}
+
+// fluidLimit caps HiGHS's time for the zone fluid program's nodes (spread/kwok/1000: 90 ms; AWS 1000: 47 ms).
+const fluidLimit = 150 * time.Millisecond
+
+// restartFromNodes hands the search, to go on from (restartFrom), the greedy's plan of p over new nodes of the
+// given offerings (greedy.CompleteOnto) when it is valid. mip.Bound chooses them, as the zone fluid program's
+// nodes in whole numbers: the greedy opens nodes one group at a time while it balances the zones, and ruin and
+// recreate keeps the shape of the plan it starts from, where the program chooses every zone's nodes at once.
+// It only ever makes a start, so a failure costs that start and nothing else.
+func (s *localSearch) restartFromNodes(p *model.Problem, nodes []int) {
+	if s == nil || len(nodes) == 0 {
+		return
+	}
+	if plan, err := greedy.CompleteOnto(p, nodes, greedy.LocalSearch); err == nil && plan.Validate(p) == nil {
+		s.restartFrom(plan)
+	}
 }

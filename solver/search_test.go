@@ -198,3 +198,42 @@ func TestCompleteBefore(t *testing.T) {
 		t.Fatal("a plan completed after the deadline")
 	}
 }
+
+// The search goes on from a restart plan once, when it is at most startMargin dearer than its own, and from the
+// MIP's offer only when it is cheaper.
+func TestLocalSearchNext(t *testing.T) {
+	cur := &model.Plan{Cost: 10}
+	for _, tc := range []struct {
+		name             string
+		restart, offered float64 // 0: none
+		want             float64 // 0: stay
+	}{
+		{name: "nothing", want: 0},
+		{name: "restart a little dearer", restart: 10 * (1 + startMargin/2), want: 10 * (1 + startMargin/2)},
+		{name: "restart too dear", restart: 10 * (1 + 2*startMargin), want: 0},
+		{name: "offer cheaper", offered: 9, want: 9},
+		{name: "offer dearer", offered: 10.05, want: 0},
+		{name: "restart first", restart: 10.05, offered: 9, want: 10.05},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &localSearch{}
+			if tc.restart > 0 {
+				s.restartFrom(&model.Plan{Cost: tc.restart})
+			}
+			if tc.offered > 0 {
+				s.offer(&model.Plan{Cost: tc.offered})
+			}
+			got := s.next(cur)
+			switch {
+			case tc.want == 0 && got != nil:
+				t.Fatalf("goes on from $%v/h, want its own", got.Cost)
+			case tc.want != 0 && (got == nil || got.Cost != tc.want):
+				t.Fatalf("goes on from %v, want $%v/h", got, tc.want)
+			}
+			// A restart is taken once: the next step sees only the offer, if cheaper.
+			if again := s.next(cur); again != nil && again.Cost >= cur.Cost {
+				t.Fatalf("second step goes on from $%v/h", again.Cost)
+			}
+		})
+	}
+}

@@ -58,7 +58,11 @@ func solveSplit(ctx context.Context, c *prep.Problem, z *greedy.ZoneSplit, opts 
 	deadline, _ := ctx.Deadline() // the portfolio's MIP always has one
 	until := time.Now().Add(time.Duration(splitBoundShare * float64(time.Until(deadline))))
 	go func() {
-		v, err := mip.Bound(ctx, c, until)
+		var nodes func([]int)
+		if search != nil {
+			nodes = func(n []int) { search.restartFromNodes(p, n) }
+		}
+		v, err := mip.Bound(ctx, c, until, mip.BoundOptions{Nodes: nodes, NodesLimit: fluidLimit})
 		bounds <- bound{v, err}
 	}()
 	sc, err := prep.Compile(z.Problem)

@@ -27,23 +27,28 @@ func Improve(ctx context.Context, p *model.Problem, start *model.Plan, seed uint
 	return ImproveWith(ctx, p, start, seed, found, nil)
 }
 
-// ImproveWith is Improve that also takes better plans found elsewhere while it runs: before each step it asks
-// offered (when not nil) for one, and a plan cheaper than its current one that places as many pods becomes the
-// plan it goes on from. The portfolio offers the MIP's rounded LP: ruin and recreate from there ends well below
-// where it ends from the greedy plan (existing/kwok/1000, 0.35 s: $5.59/h against $5.90/h). Offered plans must
-// be valid plans of p; the result is one of them when no step improved on it.
-func ImproveWith(ctx context.Context, p *model.Problem, start *model.Plan, seed uint64, found func(*model.Plan), offered func() *model.Plan) *model.Plan {
+// ImproveWith is Improve that also takes plans found elsewhere while it runs: before each step it asks offered
+// (when not nil) for a plan to go on from instead of its current one, cur, and goes on from the plan it returns
+// (nil: none) when that places as many pods. The portfolio offers the MIP's rounded LP when it is cheaper:
+// ruin and recreate from there ends well below where it ends from the greedy plan (existing/kwok/1000, 0.35 s:
+// $5.59/h against $5.90/h). It returns the cheapest plan it went through (found is called with each new
+// cheapest one it made), which may be an offered one. Offered plans must be valid plans of p; the result is
+// start when nothing cheaper came up.
+func ImproveWith(ctx context.Context, p *model.Problem, start *model.Plan, seed uint64, found func(*model.Plan), offered func(cur *model.Plan) *model.Plan) *model.Plan {
 	deadline, ok := ctx.Deadline()
 	if !ok || start == nil || len(start.NewNodes) < 2 {
 		return start
 	}
 	rng := rand.New(rand.NewPCG(seed, uint64(len(p.Groups))))
-	cur, placed := start, start.Placed()
+	cur, best, placed := start, start, start.Placed()
 	var slowest time.Duration
 	for ctx.Err() == nil && time.Until(deadline) > slowest {
 		if offered != nil {
-			if o := offered(); o != nil && o.Cost < cur.Cost-1e-9 && o.Placed() >= placed && len(o.NewNodes) >= 2 {
+			if o := offered(cur); o != nil && o.Placed() >= placed && len(o.NewNodes) >= 2 {
 				cur, placed = o, o.Placed()
+				if o.Cost < best.Cost-1e-9 {
+					best = o
+				}
 			}
 		}
 		began := time.Now()
@@ -53,13 +58,16 @@ func ImproveWith(ctx context.Context, p *model.Problem, start *model.Plan, seed 
 			continue // the ruined plan cannot be completed as it is: try other nodes
 		}
 		if next.Cost <= cur.Cost+1e-9 && next.Placed() >= placed {
-			if found != nil && next.Cost < cur.Cost-1e-9 {
-				found(next)
-			}
 			cur = next
+			if next.Cost < best.Cost-1e-9 {
+				best = next
+				if found != nil {
+					found(next)
+				}
+			}
 		}
 	}
-	return cur
+	return best
 }
 
 // ruin is the partial plan that is plan without 2 to 5 random new nodes and, every other time, without as many

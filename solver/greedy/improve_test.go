@@ -89,7 +89,7 @@ func TestImproveWithGoesOnFromAnOfferedPlan(t *testing.T) {
 	for seed := uint64(1); seed <= 4; seed++ {
 		p := mixedProblem(40, seed)
 		start := solve(t, p)
-		run := func(d time.Duration, seed uint64, offered func() *model.Plan) *model.Plan {
+		run := func(d time.Duration, seed uint64, offered func(*model.Plan) *model.Plan) *model.Plan {
 			ctx, cancel := context.WithTimeout(context.Background(), d)
 			defer cancel()
 			got := ImproveWith(ctx, p, start, seed, nil, offered)
@@ -107,7 +107,13 @@ func TestImproveWithGoesOnFromAnOfferedPlan(t *testing.T) {
 		}
 		informative++
 		asked := 0
-		got := run(100*time.Millisecond, seed, func() *model.Plan { asked++; return better })
+		got := run(100*time.Millisecond, seed, func(cur *model.Plan) *model.Plan {
+			asked++
+			if better.Cost < cur.Cost-1e-9 {
+				return better
+			}
+			return nil
+		})
 		if asked == 0 {
 			t.Fatalf("seed %d: the offered plan was never asked for", seed)
 		}
@@ -117,5 +123,39 @@ func TestImproveWithGoesOnFromAnOfferedPlan(t *testing.T) {
 	}
 	if informative == 0 {
 		t.Fatal("no problem where a longer search found a cheaper plan to offer")
+	}
+}
+
+// ImproveWith returns the cheapest plan it went through even when it is sent back, at every step, to a dearer
+// plan to go on from (the portfolio's restart from another shape).
+func TestImproveWithKeepsTheCheapestAcrossRestarts(t *testing.T) {
+	p := mixedProblem(40, 1)
+	start := solve(t, p)
+	var cheapest *model.Plan
+	found := func(pl *model.Plan) {
+		if cheapest != nil && pl.Cost >= cheapest.Cost {
+			t.Errorf("found reported $%.4f/h after $%.4f/h", pl.Cost, cheapest.Cost)
+		}
+		cheapest = pl
+	}
+	restarts := 0
+	back := func(cur *model.Plan) *model.Plan {
+		if cur != start {
+			restarts++
+			return start
+		}
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	got := ImproveWith(ctx, p, start, 1, found, back)
+	if cheapest == nil || restarts == 0 {
+		t.Fatalf("no cheaper plan found from $%.4f/h (%d restarts)", start.Cost, restarts)
+	}
+	if got != cheapest {
+		t.Fatalf("returned $%.4f/h, the cheapest it found is $%.4f/h", got.Cost, cheapest.Cost)
+	}
+	if err := got.Validate(p); err != nil {
+		t.Fatal(err)
 	}
 }

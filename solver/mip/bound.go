@@ -9,12 +9,22 @@ import (
 	"github.com/packwright/packwright/solver/internal/prep"
 )
 
+// BoundOptions are Bound's options.
+type BoundOptions struct {
+	// Nodes, when not nil, is called before the bounds with the new nodes of the zone fluid program in whole
+	// numbers (offering indices into c.Src; nil when it does not apply): nodes chosen for every zone at once,
+	// which greedy.CompleteOnto fills into a start for plans.
+	Nodes func(offerings []int)
+	// NodesLimit caps HiGHS's time for those nodes.
+	NodesLimit time.Duration
+}
+
 // Bound is a proven lower bound on the hourly cost of new nodes for placing every placeable pod of c, from the
 // bounds that need no column generation of the master: under zone rules the zone fluid LP (zonefluid.go) and
 // the shape LP (shapebound.go), and on small problems the class program (classip.go). It is 0 when none
 // applies. It is what the portfolio proves when the MIP plans a restriction of c (a zone split), whose own
 // bounds do not hold for c. until bounds the shape LP and the class program; ctx's end stops everything.
-func Bound(ctx context.Context, c *prep.Problem, until time.Time) (float64, error) {
+func Bound(ctx context.Context, c *prep.Problem, until time.Time, opts BoundOptions) (float64, error) {
 	m, err := newMaster(ctx, c)
 	if err != nil {
 		return 0, fmt.Errorf("bound: %w", err)
@@ -27,8 +37,15 @@ func Bound(ctx context.Context, c *prep.Problem, until time.Time) (float64, erro
 		return 0, fmt.Errorf("bound: %w", err)
 	}
 	defer m.inst.Release()
+	var nerr error
+	if opts.Nodes != nil {
+		// First, since a start is worth most early; a failure costs the start, not the bound.
+		var nodes []int
+		nodes, nerr = m.zoneFluidNodes(ctx, opts.NodesLimit)
+		opts.Nodes(nodes)
+	}
 	best, err := m.zoneBounds(ctx, until)
-	if err != nil {
+	if err = errors.Join(nerr, err); err != nil {
 		return best, fmt.Errorf("bound: %w", err)
 	}
 	if lp := m.classIPModel(time.Until(deadlineOr(ctx)) >= classIPLongTime); lp != nil {

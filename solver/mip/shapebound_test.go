@@ -87,7 +87,10 @@ func TestZoneBoundsAreValid(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Bound builds its own master and takes the largest of the three.
-			whole, err := Bound(ctx, c, time.Now().Add(5*time.Second))
+			var nodes []int
+			calls := 0
+			whole, err := Bound(ctx, c, time.Now().Add(5*time.Second), BoundOptions{NodesLimit: time.Second,
+				Nodes: func(n []int) { nodes = n; calls++ }})
 			if err != nil {
 				cancel()
 				t.Fatal(err)
@@ -96,8 +99,20 @@ func TestZoneBoundsAreValid(t *testing.T) {
 				cancel()
 				t.Fatalf("seed %d (running node %v): Bound $%v, want the largest of $%v, $%v and $%v", seed, running, whole, fluid, shape, class)
 			}
+			// Its nodes are the fluid program's solution (HiGHS within 0.1%), whose price relaxes every plan's.
+			price := 0.0
+			for _, o := range nodes {
+				price += c.Src.Offerings[o].Price
+			}
+			if calls != 1 || len(nodes) == 0 {
+				cancel()
+				t.Fatalf("seed %d (running node %v): Nodes called %d times, last with %d nodes", seed, running, calls, len(nodes))
+			}
 			opt, proven, status := provenOptimum(t, ctx, c, warm)
 			cancel()
+			if proven && price > opt*(1+1e-3)+1e-9 {
+				t.Fatalf("seed %d (running node %v): the fluid program's nodes cost $%v, above the optimum $%v", seed, running, price, opt)
+			}
 			if !proven {
 				t.Logf("seed %d (running node %v): the compact model did not prove its plan (%s)", seed, running, status)
 				continue

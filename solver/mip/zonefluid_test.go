@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/packwright/packwright/model"
 	"github.com/packwright/packwright/solver/internal/prep"
@@ -71,5 +72,57 @@ func TestZoneFluidBound(t *testing.T) {
 				t.Fatalf("bound %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// The zone fluid program's nodes in whole numbers: a zone spread fixes each zone's share, and a hostname
+// anti-affinity needs a node per pod of a zone however small the pods.
+func TestZoneFluidNodes(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		pods int
+		cpu  int64
+		anti bool
+		want [2]int // nodes in z1 ($1/h) and z2 ($2/h)
+	}{
+		// Four 1-CPU pods, two per zone.
+		{name: "whole nodes per zone", pods: 4, cpu: 1000, want: [2]int{2, 2}},
+		// Five 0.3-CPU pods of 1 GiB (nodes have 2 GiB): z1 takes three, 1.5 nodes as a fluid, so two whole
+		// nodes; z2's two fill one.
+		{name: "rounded up per zone", pods: 5, cpu: 300, want: [2]int{2, 1}},
+		// The same pods, one per node: three nodes in z1, two in z2.
+		{name: "anti-affinity", pods: 5, cpu: 300, anti: true, want: [2]int{3, 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := twoZoneProblem(tc.pods, tc.cpu, true, 0)
+			if tc.anti {
+				p.Groups[0].PodAntiAffinity = []model.PodAffinityTerm{{TopologyKey: model.LabelHostname,
+					Selector: &model.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}
+			}
+			c, err := prep.Compile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := builtMaster(t, context.Background(), c)
+			nodes, err := m.zoneFluidNodes(context.Background(), time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got [2]int
+			for _, o := range nodes {
+				got[o]++ // offering i is zone i's
+			}
+			if got != tc.want {
+				t.Fatalf("nodes per zone %v, want %v", got, tc.want)
+			}
+		})
+	}
+	// Without zone rules it does not apply.
+	c, err := prep.Compile(twoZoneProblem(4, 1000, false, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nodes, err := builtMaster(t, context.Background(), c).zoneFluidNodes(context.Background(), time.Second); nodes != nil || err != nil {
+		t.Fatalf("no zone rule: nodes %v, err %v", nodes, err)
 	}
 }
