@@ -236,4 +236,18 @@ func TestLocalSearchNext(t *testing.T) {
 			}
 		})
 	}
+	// After a restart to a dearer plan, an offer must be cheaper than the plan the search left too.
+	s := &localSearch{}
+	s.restartFrom(&model.Plan{Cost: 10.05})
+	if got := s.next(cur); got == nil || got.Cost != 10.05 {
+		t.Fatalf("restart not taken: %v", got)
+	}
+	s.offer(&model.Plan{Cost: 10.01})
+	if got := s.next(&model.Plan{Cost: 10.05}); got != nil {
+		t.Fatalf("after the restart, goes on from an offer of $%v/h that is dearer than the $10/h plan it left", got.Cost)
+	}
+	s.offer(&model.Plan{Cost: 9.5})
+	if got := s.next(&model.Plan{Cost: 10.05}); got == nil || got.Cost != 9.5 {
+		t.Fatalf("after the restart, a $9.5/h offer is not taken: %v", got)
+	}
 }

@@ -126,6 +126,9 @@ func solve(ctx context.Context, p *model.Problem, opts Options) (best, alt *mode
 		if z := zoneSplitFor(c, residents); z != nil {
 			res, err = solveSplit(mctx, c, z, opts.MIP, search)
 		} else {
+			if search != nil {
+				opts.MIP.Nodes, opts.MIP.NodesLimit = func(n []int) { search.restartFromNodes(p, n) }, fluidLimit
+			}
 			res, err = mip.Solve(mctx, c, warm, opts.MIP)
 		}
 		// A MIP plan within 0.2% of its bound ends the search: it could gain little more, and the decision is

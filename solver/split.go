@@ -63,6 +63,10 @@ func solveSplit(ctx context.Context, c *prep.Problem, z *greedy.ZoneSplit, opts 
 			nodes = func(n []int) { search.restartFromNodes(p, n) }
 		}
 		v, err := mip.Bound(ctx, c, until, mip.BoundOptions{Nodes: nodes, NodesLimit: fluidLimit})
+		// The split's own bound is not reported, so the search need not leave its column generation the core:
+		// it begins once the bound is proven (spread/kwok/1000: 270 ms after the start, against 550 ms when
+		// the split's column generation ended, and $6.8297/h in 4 runs of 4 at 1 s, against $6.84-6.87/h).
+		search.lpEnded()
 		bounds <- bound{v, err}
 	}()
 	sc, err := prep.Compile(z.Problem)

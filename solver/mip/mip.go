@@ -37,6 +37,11 @@ type Options struct {
 	// Found, when set, is called with each valid plan the MIP finds before its integer master (the rounded LP,
 	// the dive's plan), for the portfolio's local search to go on from.
 	Found func(*model.Plan)
+	// Nodes, when set, is called from a goroutine of its own with the new nodes of the zone fluid program in
+	// whole numbers (offering indices into c.Src; nil when none), as BoundOptions.Nodes; the program is built
+	// before the zone bounds and solved beside them for at most NodesLimit.
+	Nodes      func(offerings []int)
+	NodesLimit time.Duration
 	// PartsTime is the time the integer master leaves for repacking parts of a plan too large to repack whole
 	// (parts.go; default a fifth of the time, negative: none).
 	PartsTime time.Duration
@@ -149,6 +154,13 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	// Released without waiting: freeing the model of a large master takes tens of milliseconds past the deadline.
 	defer m.inst.Release()
 	inst := m.inst
+	if opts.Nodes != nil {
+		fn := m.fluidNodesModel()
+		go func() {
+			nodes, _ := fn.solve(ctx, opts.NodesLimit) // a failure costs a start, nothing else
+			opts.Nodes(nodes)
+		}()
+	}
 	// The zone LPs only bound (bound.go), so a failure costs a bound, not the plan.
 	lb, err := m.zoneBounds(ctx, time.Now().Add(time.Duration(shapeShare*float64(time.Until(deadlineOr(ctx))))))
 	res.LowerBound = lb
