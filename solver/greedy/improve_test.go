@@ -159,3 +159,39 @@ func TestImproveWithKeepsTheCheapestAcrossRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A ruin takes away 2 to 5 random new nodes, and now and then every node of one offering (up to ruinOffering).
+func TestRuinTakesAwayAnOfferingsNodes(t *testing.T) {
+	// Twenty nodes of offering 0 and three of offering 1.
+	plan := &model.Plan{}
+	for i := range 23 {
+		plan.NewNodes = append(plan.NewNodes, model.NewNode{Offering: min(i/20, 1), Pods: []model.GroupCount{{Group: 0, Count: 1}}})
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	whole, capped := 0, 0 // ruins that took away every node of offering 1, and ruinOffering of offering 0's
+	for range 300 {
+		r := ruin(plan, rng)
+		dropped := len(plan.NewNodes) - len(r.NewNodes)
+		if dropped < 2 || dropped > max(5, ruinOffering) {
+			t.Fatalf("a ruin took away %d of %d nodes", dropped, len(plan.NewNodes))
+		}
+		left := map[int]int{}
+		for _, nn := range r.NewNodes {
+			left[nn.Offering]++
+		}
+		if dropped > 5 && 20-left[0] < ruinOffering {
+			t.Fatalf("a ruin took away %d nodes, but only %d of offering 0's", dropped, 20-left[0])
+		}
+		if left[1] == 0 {
+			whole++
+		}
+		if 20-left[0] >= ruinOffering {
+			capped++
+		}
+	}
+	// A third of the ruins take an offering's nodes: offering 1's in 1 of 23 ruins (about 13 of 300; three
+	// random nodes of 23 would be all of them in 1 ruin of 1,800), offering 0's in 20 of 69 (about 87).
+	if whole < 4 || capped < 40 {
+		t.Fatalf("of 300 ruins, %d took away every node of offering 1 and %d took %d of offering 0's", whole, capped, ruinOffering)
+	}
+}
