@@ -77,10 +77,10 @@ func ImproveWith(ctx context.Context, p *model.Problem, start *model.Plan, seed 
 // ruinOffering caps the nodes of one offering that a ruin takes away. On spread/kwok/1000 the plans kept twelve
 // 4-CPU nodes in one zone where one 48-CPU node was cheaper per CPU: recreating the pods of a few of them never
 // filled the larger node well enough to pay. Every third ruin takes away every node of one offering, and the
-// search at 1 s went from $6.8297/h to $6.7542/h there (spread/aws/1000: $5.5887/h to $5.5707/h); 350 ms from
-// the same start with six seeds: mean $6.797/h to $6.772/h (AWS $5.5887/h to $5.5737/h). Caps of 8 and 32 did
-// about as well.
-const ruinOffering = 16
+// search at 1 s went from $6.8297/h to $6.7542/h there (spread/aws/1000: $5.5887/h to $5.5566/h). 350 ms from
+// the same start with six seeds, caps of 16 / 32 / 64: spread/aws/1000 mean $5.5707/h / $5.5653/h / $5.5660/h,
+// spread/kwok/1000 $6.772/h / $6.772/h / $6.767/h (without: $6.797/h), spread at 5,000 pods within 0.05%.
+const ruinOffering = 32
 
 // ruin is the partial plan that is plan without 2 to 5 random new nodes (every third time, first every node of
 // one random node's offering, up to ruinOffering) and, every other time, without as many random placements on
