@@ -162,10 +162,11 @@ func TestImproveWithKeepsTheCheapestAcrossRestarts(t *testing.T) {
 
 // A ruin takes away 2 to 5 random new nodes, and now and then every node of one offering (up to ruinOffering).
 func TestRuinTakesAwayAnOfferingsNodes(t *testing.T) {
-	// Twenty nodes of offering 0 and three of offering 1.
+	// More nodes of offering 0 than a ruin takes, and three of offering 1.
+	many := ruinOffering + 8
 	plan := &model.Plan{}
-	for i := range 23 {
-		plan.NewNodes = append(plan.NewNodes, model.NewNode{Offering: min(i/20, 1), Pods: []model.GroupCount{{Group: 0, Count: 1}}})
+	for i := range many + 3 {
+		plan.NewNodes = append(plan.NewNodes, model.NewNode{Offering: min(i/many, 1), Pods: []model.GroupCount{{Group: 0, Count: 1}}})
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	whole, capped := 0, 0 // ruins that took away every node of offering 1, and ruinOffering of offering 0's
@@ -179,18 +180,18 @@ func TestRuinTakesAwayAnOfferingsNodes(t *testing.T) {
 		for _, nn := range r.NewNodes {
 			left[nn.Offering]++
 		}
-		if dropped > 5 && 20-left[0] < ruinOffering {
-			t.Fatalf("a ruin took away %d nodes, but only %d of offering 0's", dropped, 20-left[0])
+		if dropped > 5 && many-left[0] != ruinOffering {
+			t.Fatalf("a ruin took away %d nodes, %d of offering 0's", dropped, many-left[0])
 		}
 		if left[1] == 0 {
 			whole++
 		}
-		if 20-left[0] >= ruinOffering {
+		if many-left[0] == ruinOffering {
 			capped++
 		}
 	}
-	// A third of the ruins take an offering's nodes: offering 1's in 1 of 23 ruins (about 13 of 300; three
-	// random nodes of 23 would be all of them in 1 ruin of 1,800), offering 0's in 20 of 69 (about 87).
+	// A third of the ruins take the nodes of a random node's offering: offering 1's in about 7 of 300 (three
+	// random nodes of 43 would be all of them in fewer than 1 ruin of 10,000), offering 0's in about 93.
 	if whole < 4 || capped < 40 {
 		t.Fatalf("of 300 ruins, %d took away every node of offering 1 and %d took %d of offering 0's", whole, capped, ruinOffering)
 	}
