@@ -54,10 +54,10 @@ func startLocalSearch(ctx context.Context, p *model.Problem, start *model.Plan) 
 }
 
 // next is the plan the search goes on from instead of cur, or nil: the restart plan, once, when it is at most
-// startMargin dearer, else the MIP's cheapest offer when it is cheaper than every plan the search went through.
-// After a restart that is cheaper than the plan it left too: the MIP's rounded plans are usually cheaper than
-// the restart plan at first, and going on from one of them would undo the restart (spread/kwok/1000 ended at
-// $6.87-6.89/h with that, $6.83-6.84/h without). Only the search's goroutine calls it.
+// startMargin dearer, else the MIP's cheapest offer when it is cheaper than every plan the search went through,
+// the one a restart left included. The MIP's rounded plans are usually cheaper than the restart plan at first,
+// and going on from one of them undid the restart (spread/kwok/1000 ended at $6.87-6.89/h, against
+// $6.83-6.84/h). Only the search's goroutine calls it.
 func (s *localSearch) next(cur *model.Plan) *model.Plan {
 	if s.low == 0 || cur.Cost < s.low {
 		s.low = cur.Cost
@@ -148,9 +148,10 @@ const fluidLimit = 150 * time.Millisecond
 // given offerings (greedy.CompleteOnto) when it is valid. mip.Bound chooses them, as the zone fluid program's
 // nodes in whole numbers: the greedy opens nodes one group at a time while it balances the zones, and ruin and
 // recreate keeps the shape of the plan it starts from, where the program chooses every zone's nodes at once.
-// It only ever makes a start, so a failure costs that start and nothing else.
-func (s *localSearch) restartFromNodes(p *model.Problem, nodes []int) {
-	if s == nil || len(nodes) == 0 {
+// It only ever makes a start, so a failure costs that start and nothing else; after ctx's end (the search's)
+// nothing is done, since the decision no longer waits for it.
+func (s *localSearch) restartFromNodes(ctx context.Context, p *model.Problem, nodes []int) {
+	if s == nil || len(nodes) == 0 || ctx.Err() != nil {
 		return
 	}
 	if plan, err := greedy.CompleteOnto(p, nodes, greedy.LocalSearch); err == nil && plan.Validate(p) == nil {

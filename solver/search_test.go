@@ -251,3 +251,48 @@ func TestLocalSearchNext(t *testing.T) {
 		t.Fatalf("after the restart, a $9.5/h offer is not taken: %v", got)
 	}
 }
+
+// restartFromNodes hands the search the greedy's valid plan over the given nodes, and nothing once the search's
+// context has ended or when there are no nodes.
+func TestLocalSearchRestartFromNodes(t *testing.T) {
+	p := spreadServices(3, 24)
+	g, err := greedy.Solve(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodes []int
+	for _, nn := range g.NewNodes {
+		nodes = append(nodes, nn.Offering)
+	}
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		name  string
+		ctx   context.Context
+		nodes []int
+		want  bool
+	}{
+		{name: "greedy's nodes", ctx: context.Background(), nodes: nodes, want: true},
+		{name: "no nodes", ctx: context.Background(), want: false},
+		{name: "after the search", ctx: done, nodes: nodes, want: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &localSearch{}
+			s.restartFromNodes(tc.ctx, p, tc.nodes)
+			got := s.restart.Load()
+			if (got != nil) != tc.want {
+				t.Fatalf("restart plan %v, want one: %v", got, tc.want)
+			}
+			if got == nil {
+				return
+			}
+			if err := got.Validate(p); err != nil || got.Placed() != g.Placed() || got.Solver != greedy.LocalSearch {
+				t.Fatalf("restart plan: %v, places %d of %d, solver %q", err, got.Placed(), g.Placed(), got.Solver)
+			}
+			// Over the greedy's own nodes it is no dearer than the greedy's plan.
+			if got.Cost > g.Cost+1e-9 {
+				t.Fatalf("restart plan $%.4f/h over the greedy's nodes, greedy $%.4f/h", got.Cost, g.Cost)
+			}
+		})
+	}
+}

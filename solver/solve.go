@@ -127,7 +127,7 @@ func solve(ctx context.Context, p *model.Problem, opts Options) (best, alt *mode
 			res, err = solveSplit(mctx, c, z, opts.MIP, search)
 		} else {
 			if search != nil {
-				opts.MIP.Nodes, opts.MIP.NodesLimit = func(n []int) { search.restartFromNodes(p, n) }, fluidLimit
+				opts.MIP.Nodes, opts.MIP.NodesLimit = func(n []int) { search.restartFromNodes(mctx, p, n) }, fluidLimit
 			}
 			res, err = mip.Solve(mctx, c, warm, opts.MIP)
 		}

@@ -60,7 +60,7 @@ func solveSplit(ctx context.Context, c *prep.Problem, z *greedy.ZoneSplit, opts 
 	go func() {
 		var nodes func([]int)
 		if search != nil {
-			nodes = func(n []int) { search.restartFromNodes(p, n) }
+			nodes = func(n []int) { search.restartFromNodes(ctx, p, n) }
 		}
 		v, err := mip.Bound(ctx, c, until, mip.BoundOptions{Nodes: nodes, NodesLimit: fluidLimit})
 		// The split's own bound is not reported, so the search need not leave its column generation the core:
