@@ -144,6 +144,13 @@ func (s *localSearch) wait(ctx context.Context, p *model.Problem) *model.Plan {
 // fluidLimit caps HiGHS's time for the zone fluid program's nodes (spread/kwok/1000: 90 ms; AWS 1000: 47 ms).
 const fluidLimit = 150 * time.Millisecond
 
+// fluidMaxGroups is the most groups for which the search restarts from the zone fluid program's nodes. Filling
+// them takes the greedy a residual problem with every node as a running one (spread/aws/5000, 466 groups: 255
+// ms for 604 nodes), and at 20,000 spread pods (2,051 groups) the restart came too late to help while taking
+// the core from the rest: spread/kwok/20000 fell back to greedy's plan in 1,011 ms (905 ms and $124.23/h
+// without), and spread/aws/20000's bound fell from $97.07/h to $96.16/h.
+const fluidMaxGroups = 1000
+
 // restartFromNodes hands the search, to go on from (restartFrom), the greedy's plan of p over new nodes of the
 // given offerings (greedy.CompleteOnto) when it is valid. mip.Bound chooses them, as the zone fluid program's
 // nodes in whole numbers: the greedy opens nodes one group at a time while it balances the zones, and ruin and

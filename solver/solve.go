@@ -126,7 +126,7 @@ func solve(ctx context.Context, p *model.Problem, opts Options) (best, alt *mode
 		if z := zoneSplitFor(c, residents); z != nil {
 			res, err = solveSplit(mctx, c, z, opts.MIP, search)
 		} else {
-			if search != nil {
+			if search != nil && len(c.Groups) <= fluidMaxGroups {
 				opts.MIP.Nodes, opts.MIP.NodesLimit = func(n []int) { search.restartFromNodes(mctx, p, n) }, fluidLimit
 			}
 			res, err = mip.Solve(mctx, c, warm, opts.MIP)
