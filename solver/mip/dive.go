@@ -2,7 +2,9 @@ package mip
 
 import (
 	"context"
+	"maps"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/packwright/packwright/model"
@@ -24,10 +26,9 @@ const diveUp = 0.6
 func (m *master) dive(ctx context.Context, x []float64, opts Options, until time.Time) (*model.Plan, error) {
 	fixed := map[int]bool{}
 	defer func() {
-		for j := range fixed {
-			// Restoring is best effort: an error here leaves the master restricted, never wrong.
-			_ = m.inst.SetColBounds(context.WithoutCancel(ctx), j, 0, m.cols[j].hi)
-		}
+		// In one call: one column at a time, restoring 2,050 columns took 90-160 ms at 20,000 spread pods (AWS),
+		// past the deadline. Restoring is best effort: an error here leaves the master restricted, never wrong.
+		_ = m.setLower(context.WithoutCancel(ctx), slices.Sorted(maps.Keys(fixed)), make([]float64, len(m.cols)))
 	}()
 	lower := make([]float64, len(m.cols))
 	banned := map[int]bool{} // columns whose rounding up made the LP infeasible
@@ -37,6 +38,7 @@ func (m *master) dive(ctx context.Context, x []float64, opts Options, until time
 		up, upFrac := -1, 0.0
 		changed, integral, patternsIntegral := false, true, true
 		use := m.fixedUse(lower)
+		var raised []int // columns whose lower bound rose to their whole part, set in one call after the loop
 		for j, col := range m.cols {
 			if col.kind != colPattern && col.kind != colNode {
 				continue
@@ -51,9 +53,7 @@ func (m *master) dive(ctx context.Context, x []float64, opts Options, until time
 			}
 			if f > lower[j] {
 				lower[j], changed, fixed[j] = f, true, true
-				if err := m.inst.SetColBounds(ctx, j, f, col.hi); err != nil {
-					return nil, err
-				}
+				raised = append(raised, j)
 			}
 			if frac := v - f; frac > 1e-6 {
 				integral = false
@@ -64,6 +64,9 @@ func (m *master) dive(ctx context.Context, x []float64, opts Options, until time
 					up, upFrac = j, frac
 				}
 			}
+		}
+		if err := m.setLower(ctx, raised, lower); err != nil {
+			return nil, err
 		}
 		if integral {
 			if m.slackUsed(x) {
@@ -151,6 +154,15 @@ func (m *master) dive(ctx context.Context, x []float64, opts Options, until time
 		}
 	}
 	return nil, nil
+}
+
+// setLower gives the columns cols their lower bound in lower (and their own upper bound) in one call.
+func (m *master) setLower(ctx context.Context, cols []int, lower []float64) error {
+	lo, hi := make([]float64, len(cols)), make([]float64, len(cols))
+	for i, j := range cols {
+		lo[i], hi[i] = lower[j], m.cols[j].hi
+	}
+	return m.inst.SetColsBounds(ctx, cols, lo, hi)
 }
 
 // diveUse is what a dive's fixed lower bounds take of the rows without slack: class count limits (candidate

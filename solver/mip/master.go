@@ -1277,26 +1277,28 @@ func (m *master) fixBulk(ctx context.Context, x []float64, above int) (bool, err
 	if whole <= above {
 		return false, nil
 	}
+	// In one call, as the dive's (setLower): one call per column crosses to HiGHS's thread each time.
+	lower := make([]float64, len(m.cols))
 	for j, col := range m.cols {
 		if j >= len(x) || (col.kind != colPattern && col.kind != colNode) {
 			continue
 		}
 		if f := math.Floor(x[j] + 1e-9); f >= 1 {
-			if err := m.inst.SetColBounds(ctx, j, f, col.hi); err != nil {
-				return false, err
-			}
+			lower[j] = f
 			m.fixed = append(m.fixed, j)
 		}
+	}
+	if err := m.setLower(ctx, m.fixed, lower); err != nil {
+		m.fixed = nil
+		return false, err
 	}
 	return true, nil
 }
 
 // unfix lowers the bounds fixBulk raised back to 0.
 func (m *master) unfix(ctx context.Context) error {
-	for _, j := range m.fixed {
-		if err := m.inst.SetColBounds(ctx, j, 0, m.cols[j].hi); err != nil {
-			return err
-		}
+	if err := m.setLower(ctx, m.fixed, make([]float64, len(m.cols))); err != nil {
+		return err
 	}
 	m.fixed = nil
 	return nil

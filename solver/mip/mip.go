@@ -91,6 +91,10 @@ type Result struct {
 	// MasterStatus is HiGHS's status for the integer master; Fixed says the LP's whole nodes were fixed first.
 	MasterStatus string
 	Fixed        bool
+	// Complete, when Plan leaves pods to the slack (an integer master stopped at the deadline), is the cheapest
+	// plan found before it that places every pod (the rounded LP's or the dive's), for the caller to fall back
+	// on when it cannot complete Plan in time; nil otherwise.
+	Complete *model.Plan
 	// OutOfTime says the deadline stopped the MIP before it finished (Plan is then the rounded LP, if any):
 	// an answer, not an error.
 	OutOfTime bool
@@ -444,6 +448,9 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	res.MasterStatus += note
 	if rounded != nil && (res.Plan == nil || rounded.Cost < res.Plan.Cost-1e-9) {
 		res.Plan, res.MasterStatus = rounded, res.MasterStatus+"; rounded LP kept"
+	}
+	if rounded != nil && res.Plan != rounded && res.Plan.Placed() < rounded.Placed() {
+		res.Complete = rounded
 	}
 	if repackable && ctx.Err() == nil {
 		if best := bestOf(res.Plan, startPlan); best != nil && res.LowerBound < best.Cost*(1-compactEps) {
