@@ -39,7 +39,7 @@ type Options struct {
 	Found func(*model.Plan)
 	// Nodes, when set, is called from a goroutine of its own with the new nodes of the zone fluid program in
 	// whole numbers (offering indices into c.Src; nil when none), as BoundOptions.Nodes; the program is built
-	// before the zone bounds and solved beside them for at most NodesLimit.
+	// after the zone bounds and solved beside column generation for at most NodesLimit.
 	Nodes      func(offerings []int)
 	NodesLimit time.Duration
 	// PartsTime is the time the integer master leaves for repacking parts of a plan too large to repack whole
@@ -158,18 +158,20 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	// Released without waiting: freeing the model of a large master takes tens of milliseconds past the deadline.
 	defer m.inst.Release()
 	inst := m.inst
-	if opts.Nodes != nil {
-		fn := m.fluidNodesModel()
-		go func() {
-			nodes, _ := fn.solve(ctx, opts.NodesLimit) // a failure costs a start, nothing else
-			opts.Nodes(nodes)
-		}()
-	}
 	// The zone LPs only bound (bound.go), so a failure costs a bound, not the plan.
 	lb, err := m.zoneBounds(ctx, time.Now().Add(time.Duration(shapeShare*float64(time.Until(deadlineOr(ctx))))))
 	res.LowerBound = lb
 	if err != nil {
 		res.MasterStatus = err.Error() + "; "
+	}
+	if opts.Nodes != nil {
+		// After the zone bounds: solved beside them, it cost the shape LP its convergence in some runs
+		// (spread/aws/5000: $25.35/h instead of $25.72/h).
+		fn := m.fluidNodesModel()
+		go func() {
+			nodes, _ := fn.solve(ctx, opts.NodesLimit) // a failure costs a start, nothing else
+			opts.Nodes(nodes)
+		}()
 	}
 	// On small problems an integer program over classes (classip.go) proves more than any LP, since it knows
 	// that nodes are whole (spread/kwok/100: $0.6883/h against the LPs' $0.6607/h). It runs beside the rest, on
