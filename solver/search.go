@@ -152,9 +152,10 @@ const fluidLimit = 150 * time.Millisecond
 const fluidMaxGroups = 1000
 
 // restartFromNodes hands the search, to go on from (restartFrom), the greedy's plan of p over new nodes of the
-// given offerings (greedy.CompleteOnto) when it is valid. mip.Bound chooses them, as the zone fluid program's
-// nodes in whole numbers: the greedy opens nodes one group at a time while it balances the zones, and ruin and
-// recreate keeps the shape of the plan it starts from, where the program chooses every zone's nodes at once.
+// given offerings (greedy.CompleteOnto) when it is valid. mip.Bound or mip.Solve choose them (their Nodes
+// option), as the zone fluid program's nodes in whole numbers: the greedy opens nodes one group at a time while
+// it balances the zones, and ruin and recreate keeps the shape of the plan it starts from, where the program
+// chooses every zone's nodes at once.
 // It only ever makes a start, so a failure costs that start and nothing else; after ctx's end (the search's)
 // nothing is done, since the decision no longer waits for it.
 func (s *localSearch) restartFromNodes(ctx context.Context, p *model.Problem, nodes []int) {
