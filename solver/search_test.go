@@ -9,6 +9,7 @@ import (
 
 	"github.com/packwright/packwright/model"
 	"github.com/packwright/packwright/solver/greedy"
+	"github.com/packwright/packwright/solver/mip"
 )
 
 // spreadServices is a problem of services with hostname anti-affinity and zone spread on three families of
@@ -292,6 +293,57 @@ func TestLocalSearchRestartFromNodes(t *testing.T) {
 			// Over the greedy's own nodes it is no dearer than the greedy's plan.
 			if got.Cost > g.Cost+1e-9 {
 				t.Fatalf("restart plan $%.4f/h over the greedy's nodes, greedy $%.4f/h", got.Cost, g.Cost)
+			}
+		})
+	}
+}
+
+// completeOrFallBack completes a MIP plan that leaves pods out when there is time for it, and otherwise falls
+// back on the MIP's complete plan, or keeps the plan.
+func TestCompleteOrFallBack(t *testing.T) {
+	p := spreadServices(3, 24)
+	g, err := greedy.Solve(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	partial := *g
+	partial.NewNodes = g.NewNodes[:len(g.NewNodes)-2]
+	partial.Unschedulable = nil
+	for _, nn := range g.NewNodes[len(g.NewNodes)-2:] {
+		for _, gc := range nn.Pods {
+			partial.Unschedulable = append(partial.Unschedulable, model.Unschedulable{Group: gc.Group, Count: gc.Count, Reason: "left out"})
+		}
+	}
+	complete := &model.Plan{Cost: 99} // stands for the MIP's complete plan: only its identity matters here
+	soon, later := time.Now().Add(time.Millisecond), time.Now().Add(time.Minute)
+	for _, tc := range []struct {
+		name     string
+		end      time.Time
+		need     time.Duration
+		complete *model.Plan
+		want     string // "completed", "fallback" or "kept"
+	}{
+		{name: "time for the completion", end: later, need: time.Second, complete: complete, want: "completed"},
+		{name: "no time: the complete plan", end: soon, need: time.Second, complete: complete, want: "fallback"},
+		{name: "no time, no complete plan", end: soon, need: time.Second, want: "kept"},
+		{name: "past the end", end: time.Now().Add(-time.Second), complete: complete, want: "fallback"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := &mip.Result{Plan: &partial, Complete: tc.complete}
+			got := completeOrFallBack(context.Background(), p, res, tc.end, tc.need)
+			switch tc.want {
+			case "completed":
+				if err := got.Validate(p); err != nil || got.Placed() != g.Placed() {
+					t.Fatalf("completed plan: %v, places %d of %d", err, got.Placed(), g.Placed())
+				}
+			case "fallback":
+				if got != complete {
+					t.Fatalf("got a plan of $%.4f/h, want the MIP's complete plan", got.Cost)
+				}
+			case "kept":
+				if got != &partial {
+					t.Fatalf("got a plan of $%.4f/h, want the MIP's plan kept", got.Cost)
+				}
 			}
 		})
 	}

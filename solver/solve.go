@@ -152,23 +152,7 @@ func solve(ctx context.Context, p *model.Problem, opts Options) (best, alt *mode
 		// time to complete its plan: complete it here, in the time kept for validation, when it is the cheaper
 		// one (spread/aws/5000 at 5 s: $25.92/h placing 4,959 of 5,000 pods, against greedy's $26.00/h).
 		if err == nil && res.Plan != nil && res.Plan.Placed() < g.Placed() && res.Plan.Cost < g.Cost-1e-9 {
-			// A completion is a greedy run and a validation. It is not tried when the time left cannot hold
-			// them, and it gives up in time for the validation below and the returned plan's: at 20,000 spread
-			// pods, given up at the deadline itself, it took the decision to 1,006-1,010 ms.
-			end := began.Add(opts.Deadline - 2*validation)
-			var cp *model.Plan
-			if time.Until(end) > greedyTook+validation {
-				cctx, ccancel := context.WithDeadline(ctx, end)
-				cp = completeBefore(cctx, p, res.Plan)
-				ccancel()
-			}
-			if cp != nil {
-				res.Plan = cp
-			} else if res.Complete != nil {
-				// spread/kwok/20000: the integer master left 283 pods out at $124.19/h, and without this the
-				// rounded LP's $124.23/h was lost to greedy's $124.47/h.
-				res.Plan = res.Complete
-			}
+			res.Plan = completeOrFallBack(ctx, p, res, began.Add(opts.Deadline-2*validation), greedyTook+validation)
 		}
 
 		best.Status = model.StatusGreedyFallback
@@ -241,6 +225,26 @@ func solve(ctx context.Context, p *model.Problem, opts Options) (best, alt *mode
 		}
 	}
 	return best, alt, nil
+}
+
+// completeOrFallBack is the plan that stands in for res.Plan, a MIP plan that leaves pods out: its completion
+// (completeBefore) when the time until end holds one, which takes about need (a greedy run and a validation),
+// else the MIP's cheapest complete plan (res.Complete), else res.Plan itself. end leaves time for the
+// validations after it: at 20,000 spread pods, given up at the deadline itself, the completion took the
+// decision to 1,006-1,010 ms; and without the fall-back, when the integer master left 283 pods out at
+// $124.19/h, the rounded LP's $124.23/h was lost to greedy's $124.47/h.
+func completeOrFallBack(ctx context.Context, p *model.Problem, res *mip.Result, end time.Time, need time.Duration) *model.Plan {
+	if time.Until(end) > need {
+		cctx, cancel := context.WithDeadline(ctx, end)
+		defer cancel()
+		if cp := completeBefore(cctx, p, res.Plan); cp != nil {
+			return cp
+		}
+	}
+	if res.Complete != nil {
+		return res.Complete
+	}
+	return res.Plan
 }
 
 // completeBefore has the greedy place the pods plan leaves out (greedy.Complete) and returns the completed plan
