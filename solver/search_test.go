@@ -160,14 +160,15 @@ func TestLocalSearchOfferKeepsTheCheapest(t *testing.T) {
 	}
 }
 
-// completeBefore places what a plan left out, and gives up at the deadline.
-func TestCompleteBefore(t *testing.T) {
+// leftOut is the greedy plan of spreadServices(3, 24) and that plan without the pods of its last two new nodes,
+// as a MIP stopped by its deadline may leave it.
+func leftOut(t *testing.T) (*model.Problem, *model.Plan, model.Plan) {
+	t.Helper()
 	p := spreadServices(3, 24)
 	g, err := greedy.Solve(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A plan that leaves the pods of its last two new nodes out, as a MIP stopped by its deadline may.
 	partial := *g
 	partial.NewNodes = g.NewNodes[:len(g.NewNodes)-2]
 	partial.Unschedulable = nil
@@ -180,6 +181,12 @@ func TestCompleteBefore(t *testing.T) {
 			partial.Unschedulable = append(partial.Unschedulable, model.Unschedulable{Group: gc.Group, Count: gc.Count, Reason: "left out"})
 		}
 	}
+	return p, g, partial
+}
+
+// completeBefore places what a plan left out, and gives up at the deadline.
+func TestCompleteBefore(t *testing.T) {
+	p, g, partial := leftOut(t)
 	if partial.Placed() >= g.Placed() {
 		t.Fatalf("the partial plan places %d pods, greedy's %d", partial.Placed(), g.Placed())
 	}
@@ -301,19 +308,7 @@ func TestLocalSearchRestartFromNodes(t *testing.T) {
 // completeOrFallBack completes a MIP plan that leaves pods out when there is time for it, and otherwise falls
 // back on the MIP's complete plan, or keeps the plan.
 func TestCompleteOrFallBack(t *testing.T) {
-	p := spreadServices(3, 24)
-	g, err := greedy.Solve(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	partial := *g
-	partial.NewNodes = g.NewNodes[:len(g.NewNodes)-2]
-	partial.Unschedulable = nil
-	for _, nn := range g.NewNodes[len(g.NewNodes)-2:] {
-		for _, gc := range nn.Pods {
-			partial.Unschedulable = append(partial.Unschedulable, model.Unschedulable{Group: gc.Group, Count: gc.Count, Reason: "left out"})
-		}
-	}
+	p, g, partial := leftOut(t)
 	complete := &model.Plan{Cost: 99} // stands for the MIP's complete plan: only its identity matters here
 	soon, later := time.Now().Add(time.Millisecond), time.Now().Add(time.Minute)
 	for _, tc := range []struct {
