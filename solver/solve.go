@@ -77,7 +77,7 @@ func solve(ctx context.Context, p *model.Problem, opts Options) (best, alt *mode
 	if err != nil {
 		return nil, nil, fmt.Errorf("solve: %w", err)
 	}
-	g, inOrder, err := greedy.SolveCompiledPair(c)
+	g, inOrder, split, err := greedy.SolveCompiledWithSplit(c)
 	// Compiling p and two greedy plans: what completing a plan of p takes, bar its validation (greedy.Complete
 	// compiles the residual problem and plans it once).
 	firstPlanTook := time.Since(began)
@@ -133,7 +133,7 @@ func solve(ctx context.Context, p *model.Problem, opts Options) (best, alt *mode
 			opts.MIP.AfterLP, opts.MIP.Incumbent, opts.MIP.Found = search.lpEnded, search.incumbent, search.offer
 		}
 		var res *mip.Result
-		if z := zoneSplitFor(c, residents); z != nil {
+		if z := zoneSplitFor(c, split, residents); z != nil {
 			res, err = solveSplit(mctx, c, z, opts.MIP, search)
 		} else {
 			if search != nil && len(c.Groups) <= fluidMaxGroups {

@@ -31,13 +31,10 @@ const (
 	splitBoundShare = 0.5
 )
 
-// zoneSplitFor returns the zone split that the MIP plans instead of c, or nil when c is planned as it is.
-func zoneSplitFor(c *prep.Problem, residents bool) *greedy.ZoneSplit {
-	if residents || c.Tiered || c.Placeable() < splitMinPods {
-		return nil
-	}
-	z := greedy.SplitZones(c)
-	if z == nil || len(z.Problem.Groups) > splitMaxGroups {
+// zoneSplitFor returns z, c's zone split (greedy.SplitZones; the greedy made it already), when the MIP plans it
+// instead of c, or nil when c is planned as it is.
+func zoneSplitFor(c *prep.Problem, z *greedy.ZoneSplit, residents bool) *greedy.ZoneSplit {
+	if residents || c.Tiered || c.Placeable() < splitMinPods || z == nil || len(z.Problem.Groups) > splitMaxGroups {
 		return nil
 	}
 	return z
@@ -69,13 +66,9 @@ func solveSplit(ctx context.Context, c *prep.Problem, z *greedy.ZoneSplit, opts 
 		search.lpEnded()
 		bounds <- bound{v, err}
 	}()
-	sc, err := prep.Compile(z.Problem)
+	sc, warm, err := z.Planned()
 	if err != nil {
 		return nil, fmt.Errorf("zone split: %w", err)
-	}
-	warm, err := greedy.SolveCompiled(sc)
-	if err != nil {
-		return nil, fmt.Errorf("zone split: greedy: %w", err)
 	}
 	if search != nil {
 		opts.AfterLP = search.lpEnded

@@ -105,7 +105,7 @@ func TestZoneSplitFor(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := zoneSplitFor(c, tc.residents) != nil; got != tc.want {
+			if got := zoneSplitFor(c, greedy.SplitZones(c), tc.residents) != nil; got != tc.want {
 				t.Fatalf("zone split planned: %v, want %v (%d placeable pods)", got, tc.want, c.Placeable())
 			}
 		})

@@ -64,7 +64,32 @@ func SolveCompiled(c *prep.Problem) (*model.Plan, error) {
 // the value fill placed nothing). The latter is a different starting point for a MIP, which on some clusters
 // finds a cheaper plan from it.
 func SolveCompiledPair(c *prep.Problem) (best, inOrder *model.Plan, err error) {
+	best, inOrder, _, err = SolveCompiledWithSplit(c)
+	return best, inOrder, err
+}
+
+// SolveCompiledWithSplit is SolveCompiledPair, also returning the zone split it planned (SplitZones; nil when no
+// group has such a spread), whose Planned then costs nothing more: a MIP that plans the split starts from it.
+func SolveCompiledWithSplit(c *prep.Problem) (best, inOrder *model.Plan, z *ZoneSplit, err error) {
 	began := time.Now()
+	if best, inOrder, err = solvePair(c); err != nil {
+		return nil, nil, nil, err
+	}
+	z = SplitZones(c)
+	if sp := z.planOf(c); sp != nil && sp.Placed() >= best.Placed() && sp.Cost < best.Cost-1e-9 {
+		// The split problem is a restriction of c, so its own bound is no bound on c: best's stays.
+		sp.LowerBound = min(best.LowerBound, sp.Cost)
+		if inOrder == best {
+			inOrder = sp
+		}
+		best = sp
+	}
+	best.Duration = time.Since(began)
+	return best, inOrder, z, nil
+}
+
+// solvePair is SolveCompiledPair without the zone split.
+func solvePair(c *prep.Problem) (best, inOrder *model.Plan, err error) {
 	filled, valued, err := solveCompiled(c, false)
 	if err != nil {
 		return nil, nil, err
@@ -82,38 +107,7 @@ func SolveCompiledPair(c *prep.Problem) (best, inOrder *model.Plan, err error) {
 			best.LowerBound = min(max(filled.LowerBound, inOrder.LowerBound), best.Cost)
 		}
 	}
-	if sp := solveZoneSplit(c); sp != nil && sp.Placed() >= best.Placed() && sp.Cost < best.Cost-1e-9 {
-		// The split problem is a restriction of c, so its own bound is no bound on c: best's stays.
-		sp.LowerBound = min(best.LowerBound, sp.Cost)
-		if inOrder == best {
-			inOrder = sp
-		}
-		best = sp
-	}
-	best.Duration = time.Since(began)
 	return best, inOrder, nil
-}
-
-// solveZoneSplit plans c with its zone spreads split up front (SplitZones) and returns the plan when it is
-// valid for c, else nil (also when no group has such a spread).
-func solveZoneSplit(c *prep.Problem) *model.Plan {
-	z := SplitZones(c)
-	if z == nil {
-		return nil
-	}
-	sc, err := prep.Compile(z.Problem)
-	if err != nil {
-		return nil
-	}
-	sp, _, err := solveCompiled(sc, false)
-	if err != nil {
-		return nil
-	}
-	plan := z.PlanOf(sp)
-	if plan.Validate(c.Src) != nil {
-		return nil
-	}
-	return plan
 }
 
 // SolveCompiledInOrder is SolveCompiled without the fill of existing nodes by value (see fillExisting): the

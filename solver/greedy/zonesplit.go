@@ -1,8 +1,10 @@
 package greedy
 
 import (
+	"fmt"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/packwright/packwright/model"
 	"github.com/packwright/packwright/solver/internal/prep"
@@ -28,6 +30,43 @@ type ZoneSplit struct {
 	// Problem is the split problem; its groups are the original's, those with such a spread one per zone.
 	Problem *model.Problem
 	orig    []int
+
+	once     sync.Once
+	compiled *prep.Problem
+	plan     *model.Plan // greedy's plan of compiled, in the split's groups
+	err      error
+}
+
+// Planned is the split problem compiled and greedy's plan of it (of the split's groups, as SolveCompiledPair
+// plans it), made on the first call: SolveCompiledWithSplit makes them, and the MIP that plans the split then
+// starts from them without compiling the split again (35 ms on spread/aws/1000, and 7 ms for the plan).
+func (z *ZoneSplit) Planned() (*prep.Problem, *model.Plan, error) {
+	z.once.Do(func() {
+		if z.compiled, z.err = prep.Compile(z.Problem); z.err != nil {
+			return
+		}
+		if z.plan, _, z.err = solvePair(z.compiled); z.err != nil {
+			z.err = fmt.Errorf("greedy: %w", z.err)
+		}
+	})
+	return z.compiled, z.plan, z.err
+}
+
+// planOf is greedy's plan of the split mapped back to c's groups when it is valid for c, else nil (also for a
+// nil split).
+func (z *ZoneSplit) planOf(c *prep.Problem) *model.Plan {
+	if z == nil {
+		return nil
+	}
+	_, sp, err := z.Planned()
+	if err != nil {
+		return nil
+	}
+	plan := z.PlanOf(sp)
+	if plan.Validate(c.Src) != nil {
+		return nil
+	}
+	return plan
 }
 
 // SplitZones splits every group of c whose only zone rule is a maxSkew-1 zone spread that prep encodes on the

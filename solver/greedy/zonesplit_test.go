@@ -1,6 +1,7 @@
 package greedy
 
 import (
+	"math"
 	"testing"
 
 	"github.com/packwright/packwright/model"
@@ -51,7 +52,7 @@ func TestZoneSplitPlans(t *testing.T) {
 		if z == nil {
 			t.Fatalf("seed %d: no group split", seed)
 		}
-		split := solveZoneSplit(c)
+		split := z.planOf(c)
 		if split == nil {
 			t.Fatalf("seed %d: the split plan is invalid or failed", seed)
 		}
@@ -94,4 +95,52 @@ func placeablePods(p *model.Problem) int {
 		n += len(g.Pods)
 	}
 	return n
+}
+
+// SolveCompiledWithSplit hands back the split it planned, planned once: Planned returns the same compiled split
+// and plan on every call, that plan is the one a fresh compile and greedy run make, and the plan returned is no
+// dearer than the split's. A problem without zone spreads has no split.
+func TestSolveCompiledWithSplitHandsBackItsPlan(t *testing.T) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		p := spreadProblem(seed, 30)
+		c, err := prep.Compile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		best, _, z, err := SolveCompiledWithSplit(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if z == nil {
+			t.Fatalf("seed %d: no split", seed)
+		}
+		sc, sp, err := z.Planned()
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if sc2, sp2, _ := z.Planned(); sc2 != sc || sp2 != sp {
+			t.Fatalf("seed %d: Planned made the split's plan again", seed)
+		}
+		fresh, err := prep.Compile(z.Problem)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fp, err := SolveCompiled(fresh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(fp.Cost-sp.Cost) > 1e-9 || fp.Placed() != sp.Placed() {
+			t.Fatalf("seed %d: Planned's plan $%.4f/h placing %d, a fresh one $%.4f/h placing %d", seed, sp.Cost, sp.Placed(), fp.Cost, fp.Placed())
+		}
+		if mapped := z.PlanOf(sp); mapped.Validate(p) == nil && mapped.Placed() >= best.Placed() && best.Cost > mapped.Cost+1e-9 {
+			t.Fatalf("seed %d: plan $%.4f/h, the split's $%.4f/h", seed, best.Cost, mapped.Cost)
+		}
+	}
+	c, err := prep.Compile(mixedProblem(30, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, z, err := SolveCompiledWithSplit(c); err != nil || z != nil {
+		t.Fatalf("a problem without zone spreads: split %v, err %v", z != nil, err)
+	}
 }
