@@ -420,6 +420,7 @@ type colBatch struct {
 	start, index []int
 	value        []float64
 	cols         []column
+	keys         []string // the columns' m.colOf keys, registered as the batch is made and dropped if it fails
 }
 
 func (b *colBatch) add(cost, lo, hi float64, rows []int, vals []float64, col column) {
@@ -438,6 +439,11 @@ func (m *master) flush(ctx context.Context, b *colBatch) error {
 		return nil
 	}
 	if err := m.inst.AddCols(ctx, b.cost, b.lo, b.hi, b.start, b.index, b.value, false); err != nil {
+		// Keys left behind would name columns that do not exist: callers that go on after a failed addition
+		// (a warm start is only a start) then indexed past m.cols.
+		for _, k := range b.keys {
+			delete(m.colOf, k)
+		}
 		return err
 	}
 	m.cols = append(m.cols, b.cols...)
@@ -504,6 +510,7 @@ func (m *master) addPatterns(ctx context.Context, ps []pattern) error {
 			continue
 		}
 		m.colOf[key] = len(m.cols) + len(b.cols)
+		b.keys = append(b.keys, key)
 		rows, vals := m.patternEntries(p.class, p.counts)
 		b.add(m.patternCost(p.class, p.counts), 0, highs.Inf, rows, vals, column{kind: colPattern, class: p.class, counts: p.counts})
 	}

@@ -428,3 +428,51 @@ func zoneSpreadWeb(t *testing.T, pods int, oneNodeEach bool) (*model.Problem, *p
 	}
 	return p, c
 }
+
+// A batch of columns that HiGHS did not take leaves no key behind: the enumeration proof adds its patterns
+// again after a step that failed (its share of the time ran out), and a stale key named a column past the
+// master's, which panicked.
+func TestFailedColumnsLeaveNoKeys(t *testing.T) {
+	c, err := prep.Compile(randomProblem(1, 4, 6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	m := builtMaster(t, ctx, c)
+	var ps []pattern
+	for ci, cl := range m.classes {
+		if len(cl.groups) > 0 && cl.resident == nil {
+			ps = append(ps, pattern{class: ci, counts: []unitCount{{m.mgOf[cl.groups[0]], 1}}})
+		}
+	}
+	fresh := 0
+	for _, p := range ps {
+		if _, ok := m.colOf[patternKey(p.class, p.counts)]; !ok {
+			fresh++
+		}
+	}
+	if fresh == 0 {
+		t.Fatal("every pattern is a column already (the test is void)")
+	}
+	before := len(m.cols)
+	gone, stop := context.WithCancel(ctx)
+	stop()
+	if err := m.addPatterns(gone, ps); err == nil {
+		t.Fatal("columns added under a cancelled context")
+	}
+	if len(m.cols) != before {
+		t.Fatalf("%d columns after a failed addition, want %d", len(m.cols), before)
+	}
+	for key, j := range m.colOf {
+		if j >= len(m.cols) {
+			t.Fatalf("key %q names column %d of %d", key, j, len(m.cols))
+		}
+	}
+	if err := m.addEnumerated(ctx, ps); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(m.cols) - before; got != fresh {
+		t.Fatalf("%d columns added, want %d", got, fresh)
+	}
+}

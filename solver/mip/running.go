@@ -60,6 +60,7 @@ func (m *master) addFillings(ctx context.Context, fs []filling) error {
 			continue
 		}
 		m.colOf[key] = len(m.cols) + len(b.cols)
+		b.keys = append(b.keys, key)
 		var rows []int
 		var vals []float64
 		for _, uc := range f.counts {
