@@ -17,6 +17,11 @@ const diveRounds = 2
 // diveUp is how near its next integer a column must be for a dive step to round it up beside the nearest one.
 const diveUp = 0.6
 
+// residents reports classes with residents: the master plans a consolidation.
+func (m *master) residents() bool {
+	return slices.ContainsFunc(m.classes, func(cl class) bool { return cl.resident != nil })
+}
+
 // dive is a price-and-dive heuristic over the LP solution x: it fixes every column's whole part (its lower bound
 // becomes the floor of its value), or, when nothing new is whole, rounds up the column closest to its next
 // integer, re-solves the LP with a few rounds of column generation for what is left, and repeats until the LP
