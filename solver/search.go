@@ -44,11 +44,18 @@ func startLocalSearch(ctx context.Context, p *model.Problem, start *model.Plan) 
 	s := &localSearch{cancel: cancel, lpDone: make(chan struct{}), result: make(chan *model.Plan, 1)}
 	from := *start // the caller goes on to set the greedy plan's status fields
 	go func() {
+		var plan *model.Plan
+		defer func() {
+			if recover() != nil {
+				plan = nil // a bug in the search costs its plan, not the decision (wait validates any other)
+			}
+			s.result <- plan
+		}()
 		select {
 		case <-s.lpDone:
 		case <-ctx.Done():
 		}
-		s.result <- greedy.ImproveWith(ctx, p, &from, 1, s.latest.Store, s.next)
+		plan = greedy.ImproveWith(ctx, p, &from, 1, s.latest.Store, s.next)
 	}()
 	return s
 }
@@ -162,6 +169,7 @@ func (s *localSearch) restartFromNodes(ctx context.Context, p *model.Problem, no
 	if s == nil || len(nodes) == 0 || ctx.Err() != nil {
 		return
 	}
+	defer func() { _ = recover() }() // it runs on the MIP's goroutine for the program: a bug here costs the start
 	if plan, err := greedy.CompleteOnto(p, nodes, greedy.LocalSearch); err == nil && plan.Validate(p) == nil {
 		s.restartFrom(plan)
 	}

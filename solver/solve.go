@@ -132,15 +132,12 @@ func solve(ctx context.Context, p *model.Problem, opts Options) (best, alt *mode
 			search = startLocalSearch(mctx, p, g)
 			opts.MIP.AfterLP, opts.MIP.Incumbent, opts.MIP.Found = search.lpEnded, search.incumbent, search.offer
 		}
-		var res *mip.Result
-		if z := zoneSplitFor(c, split, residents); z != nil {
-			res, err = solveSplit(mctx, c, z, opts.MIP, search)
-		} else {
-			if search != nil && len(c.Groups) <= fluidMaxGroups {
-				opts.MIP.Nodes, opts.MIP.NodesLimit = func(n []int) { search.restartFromNodes(mctx, p, n) }, fluidLimit
-			}
-			res, err = mip.Solve(mctx, c, warm, opts.MIP)
+		z := zoneSplitFor(c, split, residents)
+		if z == nil && search != nil && len(c.Groups) <= fluidMaxGroups {
+			opts.MIP.Nodes, opts.MIP.NodesLimit = func(n []int) { search.restartFromNodes(mctx, p, n) }, fluidLimit
 		}
+		var res *mip.Result
+		res, err = solveMIP(mctx, c, z, warm, opts.MIP, search)
 		// A MIP plan within 0.2% of its bound ends the search: it could gain little more, and the decision is
 		// wanted now.
 		if err == nil && res.Plan != nil && res.Plan.Cost-res.LowerBound <= 0.002*res.Plan.Cost {
@@ -225,6 +222,20 @@ func solve(ctx context.Context, p *model.Problem, opts Options) (best, alt *mode
 		}
 	}
 	return best, alt, nil
+}
+
+// solveMIP runs the MIP on c, or on its zone split z when not nil. A panic in it (a bug) is its error, so the
+// decision falls back on the greedy plan and says why instead of taking the controller down.
+func solveMIP(ctx context.Context, c *prep.Problem, z *greedy.ZoneSplit, warm *model.Plan, opts mip.Options, search *localSearch) (res *mip.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("panic: %v", r)
+		}
+	}()
+	if z != nil {
+		return solveSplit(ctx, c, z, opts, search)
+	}
+	return mip.Solve(ctx, c, warm, opts)
 }
 
 // completeOrFallBack is the plan that stands in for res.Plan, a MIP plan that leaves pods out: its completion

@@ -12,6 +12,7 @@ import (
 	"github.com/packwright/packwright/model"
 	"github.com/packwright/packwright/solver/greedy"
 	"github.com/packwright/packwright/solver/highs"
+	"github.com/packwright/packwright/solver/mip"
 )
 
 // tinyProblem is a random problem small enough for the exact model below: a few groups, a few offerings with
@@ -297,6 +298,25 @@ func TestSolveExpiredContext(t *testing.T) {
 	if plan.Status != model.StatusGreedyFallback || plan.Solver != greedy.Name || !strings.Contains(plan.StatusReason, "out of time") {
 		t.Fatalf("status %s, solver %s, reason %q; want a greedy fallback because the MIP ran out of time",
 			plan.Status, plan.Solver, plan.StatusReason)
+	}
+}
+
+// A panic in the MIP (a bug) is not the decision's: the greedy plan is returned, valid, with the panic as the
+// reason for the fallback.
+func TestSolveSurvivesAMIPPanic(t *testing.T) {
+	if !highs.Available() {
+		t.Fatal("HiGHS is not linked: build with cgo and hack/install-highs.sh")
+	}
+	p := featureProblem(rand.New(rand.NewPCG(3, 3)))
+	plan, err := Solve(context.Background(), p, Options{MIP: mip.Options{AfterLP: func() { panic("a bug") }}})
+	if err != nil {
+		t.Fatalf("Solve: %v", err)
+	}
+	if err := plan.Validate(p); err != nil {
+		t.Fatalf("invalid plan: %v", err)
+	}
+	if plan.Status != model.StatusGreedyFallback || plan.Solver != greedy.Name || !strings.Contains(plan.StatusReason, "mip: panic: a bug") {
+		t.Fatalf("status %s, solver %s, reason %q; want a greedy fallback for the MIP's panic", plan.Status, plan.Solver, plan.StatusReason)
 	}
 }
 
