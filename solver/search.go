@@ -29,7 +29,9 @@ type localSearch struct {
 	// (startMargin): taken once.
 	restart atomic.Pointer[model.Plan]
 	low     float64 // the cheapest plan next has seen the search at (0: none yet)
-	result  chan *model.Plan
+	// restartNeed is the least time before ctx's deadline in which restartFromNodes still makes its plan.
+	restartNeed time.Duration
+	result      chan *model.Plan
 }
 
 // startMargin is how much dearer than the search's current plan a plan handed to restartFrom may be and still
@@ -164,9 +166,14 @@ const fluidMaxGroups = 1000
 // it balances the zones, and ruin and recreate keeps the shape of the plan it starts from, where the program
 // chooses every zone's nodes at once.
 // It only ever makes a start, so a failure costs that start and nothing else; after ctx's end (the search's)
-// nothing is done, since the decision no longer waits for it.
+// nothing is done, since the decision no longer waits for it, nor with less than s.restartNeed left: the plan
+// would come too late to help and take the core from the rest meanwhile (on a machine half as fast,
+// spread/aws/5000's nodes came at 600-620 ms and their plan after the deadline).
 func (s *localSearch) restartFromNodes(ctx context.Context, p *model.Problem, nodes []int) {
 	if s == nil || len(nodes) == 0 || ctx.Err() != nil {
+		return
+	}
+	if d, ok := ctx.Deadline(); ok && time.Until(d) < s.restartNeed {
 		return
 	}
 	defer func() { _ = recover() }() // it runs on the MIP's goroutine for the program: a bug here costs the start

@@ -261,7 +261,7 @@ func TestLocalSearchNext(t *testing.T) {
 }
 
 // restartFromNodes hands the search the greedy's valid plan over the given nodes, and nothing once the search's
-// context has ended or when there are no nodes.
+// context has ended, with less than restartNeed left, or when there are no nodes.
 func TestLocalSearchRestartFromNodes(t *testing.T) {
 	p := spreadServices(3, 24)
 	g, err := greedy.Solve(p)
@@ -274,18 +274,23 @@ func TestLocalSearchRestartFromNodes(t *testing.T) {
 	}
 	done, cancel := context.WithCancel(context.Background())
 	cancel()
+	soon, cancelSoon := context.WithTimeout(context.Background(), time.Minute)
+	defer cancelSoon()
 	for _, tc := range []struct {
 		name  string
 		ctx   context.Context
 		nodes []int
+		need  time.Duration
 		want  bool
 	}{
 		{name: "greedy's nodes", ctx: context.Background(), nodes: nodes, want: true},
 		{name: "no nodes", ctx: context.Background(), want: false},
 		{name: "after the search", ctx: done, nodes: nodes, want: false},
+		{name: "time enough", ctx: soon, nodes: nodes, need: time.Second, want: true},
+		{name: "too little time left", ctx: soon, nodes: nodes, need: time.Hour, want: false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &localSearch{}
+			s := &localSearch{restartNeed: tc.need}
 			s.restartFromNodes(tc.ctx, p, tc.nodes)
 			got := s.restart.Load()
 			if (got != nil) != tc.want {
