@@ -15,6 +15,7 @@ import (
 	"github.com/packwright/packwright/solver/greedy"
 	"github.com/packwright/packwright/solver/highs"
 	"github.com/packwright/packwright/solver/internal/prep"
+	"github.com/packwright/packwright/solver/internal/safe"
 	"github.com/packwright/packwright/solver/mip"
 )
 
@@ -232,6 +233,9 @@ func solve(ctx context.Context, p *model.Problem, opts Options) (best, alt *mode
 func solveMIP(ctx context.Context, c *prep.Problem, z *greedy.ZoneSplit, warm *model.Plan, opts mip.Options, search *localSearch) (res *mip.Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
+			if p, ok := r.(*safe.Panic); ok { // raised again from a worker
+				r = p.Value
+			}
 			res, err = nil, fmt.Errorf("panic: %v", r)
 		}
 	}()
@@ -269,13 +273,13 @@ func completeBefore(ctx context.Context, p *model.Problem, plan *model.Plan) *mo
 		return nil
 	}
 	done := make(chan *model.Plan, 1)
-	go func() {
+	safe.Go(func() {
 		cp, err := greedy.Complete(p, plan) // it reads only the placed pods, not plan.Unschedulable
 		if err != nil || cp.Validate(p) != nil {
 			cp = nil
 		}
 		done <- cp
-	}()
+	}, func(*safe.Panic) { done <- nil })
 	select {
 	case cp := <-done:
 		return cp

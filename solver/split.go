@@ -8,6 +8,7 @@ import (
 	"github.com/packwright/packwright/model"
 	"github.com/packwright/packwright/solver/greedy"
 	"github.com/packwright/packwright/solver/internal/prep"
+	"github.com/packwright/packwright/solver/internal/safe"
 	"github.com/packwright/packwright/solver/mip"
 )
 
@@ -54,7 +55,7 @@ func solveSplit(ctx context.Context, c *prep.Problem, z *greedy.ZoneSplit, opts 
 	bounds := make(chan bound, 1)
 	deadline, _ := ctx.Deadline() // the portfolio's MIP always has one
 	until := time.Now().Add(time.Duration(splitBoundShare * float64(time.Until(deadline))))
-	go func() {
+	safe.Go(func() {
 		var nodes func([]int)
 		if search != nil {
 			nodes = func(n []int) { search.restartFromNodes(ctx, p, n) }
@@ -65,7 +66,10 @@ func solveSplit(ctx context.Context, c *prep.Problem, z *greedy.ZoneSplit, opts 
 		// the split's column generation ended, and $6.8297/h in 4 runs of 4 at 1 s, against $6.84-6.87/h).
 		search.lpEnded()
 		bounds <- bound{v, err}
-	}()
+	}, func(p *safe.Panic) {
+		search.lpEnded()
+		bounds <- bound{0, p}
+	})
 	sc, warm, err := z.Planned()
 	if err != nil {
 		return nil, fmt.Errorf("zone split: %w", err)

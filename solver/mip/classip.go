@@ -9,6 +9,7 @@ import (
 
 	"github.com/packwright/packwright/solver/highs"
 	"github.com/packwright/packwright/solver/internal/prep"
+	"github.com/packwright/packwright/solver/internal/safe"
 )
 
 // classIPModel builds a small integer program that relaxes the master, the class program: whole nodes are
@@ -267,10 +268,10 @@ type classBoundResult struct {
 func startClassBound(ctx context.Context, lp *highs.Model, until time.Time) *classBound {
 	ctx, cancel := context.WithCancel(ctx)
 	b := &classBound{cancel: cancel, done: make(chan classBoundResult, 1)}
-	go func() {
+	safe.Go(func() {
 		v, err := solveClassIP(ctx, lp, until)
 		b.done <- classBoundResult{v, err}
-	}()
+	}, func(p *safe.Panic) { b.done <- classBoundResult{0, p} })
 	return b
 }
 

@@ -7,13 +7,13 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/packwright/packwright/model"
 	"github.com/packwright/packwright/solver/highs"
 	"github.com/packwright/packwright/solver/internal/prep"
+	"github.com/packwright/packwright/solver/internal/safe"
 )
 
 // mgroup is an active pod group in master units. A co-located group is one unit of all its pods.
@@ -724,42 +724,37 @@ func (m *master) price(ctx context.Context, y []float64, opts Options, until tim
 	}
 	conflict := m.conflictSets()
 	out := m.classKnapsacks.knapsacks(y, len(m.classes))
-	// The knapsacks are independent: price them on every core (HiGHS is idle meanwhile).
+	// The knapsacks are independent: price them on every core (HiGHS is idle meanwhile). A panic in a worker
+	// is raised again here, for the portfolio to fall back on greedy.
 	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				ci := int(next.Add(1) - 1)
-				if ci >= len(m.classes) || time.Now().After(until) {
-					return
-				}
-				r := &out[ci]
-				if r.done {
-					continue // priced these duals already (pricingMemo)
-				}
-				if m.classes[ci].dominated {
-					r.target, r.done = m.classes[ci].price, true // a cheaper unlimited class prices every pattern lower
-					continue
-				}
-				r.items, r.constant = m.pricingItems(ci, y, conflict)
-				room := m.knapsackRoom(ci)
-				r.target = m.classes[ci].price - r.constant
-				r.best, r.val, r.upper = knapsack(r.items, room, max(50, opts.PricingBudget*8/max(8, len(r.items))), r.target)
-				if ci < len(m.seeds) && m.seeds[ci] != nil && r.upper > r.target+1e-9 {
-					if cnt, v, ok := fromSeed(r.items, room, m.seeds[ci]); ok {
-						if cnt, v = improve(r.items, room, cnt, v, densityOrder(r.items, room)); v > r.val {
-							r.best, r.val, r.upper = cnt, v, math.Max(r.upper, v)
-						}
+	safe.Workers(runtime.GOMAXPROCS(0), func() {
+		for {
+			ci := int(next.Add(1) - 1)
+			if ci >= len(m.classes) || time.Now().After(until) {
+				return
+			}
+			r := &out[ci]
+			if r.done {
+				continue // priced these duals already (pricingMemo)
+			}
+			if m.classes[ci].dominated {
+				r.target, r.done = m.classes[ci].price, true // a cheaper unlimited class prices every pattern lower
+				continue
+			}
+			r.items, r.constant = m.pricingItems(ci, y, conflict)
+			room := m.knapsackRoom(ci)
+			r.target = m.classes[ci].price - r.constant
+			r.best, r.val, r.upper = knapsack(r.items, room, max(50, opts.PricingBudget*8/max(8, len(r.items))), r.target)
+			if ci < len(m.seeds) && m.seeds[ci] != nil && r.upper > r.target+1e-9 {
+				if cnt, v, ok := fromSeed(r.items, room, m.seeds[ci]); ok {
+					if cnt, v = improve(r.items, room, cnt, v, densityOrder(r.items, room)); v > r.val {
+						r.best, r.val, r.upper = cnt, v, math.Max(r.upper, v)
 					}
 				}
-				r.done = true
 			}
-		}()
-	}
-	wg.Wait()
+			r.done = true
+		}
+	})
 
 	// The knapsack search finds columns cheaply; HiGHS's exact pricing (slow) is worth it only once the search
 	// finds none, to add the last columns and prove the bound.

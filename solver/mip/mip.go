@@ -15,6 +15,7 @@ import (
 	"github.com/packwright/packwright/solver/greedy"
 	"github.com/packwright/packwright/solver/highs"
 	"github.com/packwright/packwright/solver/internal/prep"
+	"github.com/packwright/packwright/solver/internal/safe"
 )
 
 // Options tune the MIP.
@@ -168,10 +169,10 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 		// After the zone bounds: solved beside them, it cost the shape LP its convergence in some runs
 		// (spread/aws/5000: $25.35/h instead of $25.72/h).
 		fn := m.fluidNodesModel()
-		go func() {
+		safe.Go(func() {
 			nodes, _ := fn.solve(ctx, opts.NodesLimit) // a failure costs a start, nothing else
 			opts.Nodes(nodes)
-		}()
+		}, nil)
 	}
 	// On small problems an integer program over classes (classip.go) proves more than any LP, since it knows
 	// that nodes are whole (spread/kwok/100: $0.6883/h against the LPs' $0.6607/h). It runs beside the rest, on
@@ -334,7 +335,7 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 	if lastX != nil {
 		done := make(chan *model.Plan, 1)
 		until := time.Now().Add(time.Until(deadline) / 4)
-		go func() { done <- m.bestRounding(lastX, res.LPValue, until) }()
+		safe.Go(func() { done <- m.bestRounding(lastX, res.LPValue, until) }, func(*safe.Panic) { done <- nil })
 		wait := time.NewTimer(time.Until(deadline) * 6 / 10)
 		select {
 		case rp := <-done:
@@ -513,7 +514,7 @@ func (m *master) decode(ip *highs.Result, deadline time.Time) (*model.Plan, stri
 		note string
 	}
 	done := make(chan decoded, 1)
-	go func() {
+	safe.Go(func() {
 		out, note := p, ""
 		if !whole {
 			partial := *p
@@ -527,7 +528,7 @@ func (m *master) decode(ip *highs.Result, deadline time.Time) (*model.Plan, stri
 			return
 		}
 		done <- decoded{out, note}
-	}()
+	}, func(p *safe.Panic) { done <- decoded{nil, "; decoding: " + p.Error()} })
 	wait := time.NewTimer(time.Until(deadline))
 	defer wait.Stop()
 	select {

@@ -5,13 +5,13 @@ import (
 	"math"
 	"runtime"
 	"sort"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/packwright/packwright/model"
 	"github.com/packwright/packwright/solver/highs"
 	"github.com/packwright/packwright/solver/internal/prep"
+	"github.com/packwright/packwright/solver/internal/safe"
 )
 
 // Running nodes in column generation (Dantzig–Wolfe). Per group and node, the integer master places units on a
@@ -149,37 +149,31 @@ func (m *master) priceFillings(ctx context.Context, y []float64, opts Options, u
 	conflict := m.conflictSets()
 	out := m.nodeKnapsacks.knapsacks(y, len(nodes))
 	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				a := int(next.Add(1) - 1)
-				if a >= len(nodes) || time.Now().After(until) {
-					return
-				}
-				e := nodes[a]
-				r := &out[a]
-				if r.done {
-					continue // priced these duals already (pricingMemo)
-				}
-				for _, i := range m.onNode[e] {
-					if w := m.unitValue(i, m.c.Nodes[e].Zone, y); w > 1e-12 {
-						r.items = append(r.items, item{g: i, w: w, req: m.groups[i].req, max: min(m.groups[i].maxUnits, m.groups[i].units)})
-					}
-				}
-				linkClashes(r.items, conflict)
-				// A filling's reduced cost is 0 - (its units' value) - y[convexity row]; the row is <= 1, so its
-				// dual is <= 0 and prices the node's room.
-				conv := -y[m.runRow[e]]
-				var val, upper float64
-				r.best, val, upper = knapsack(r.items, m.nodeRoom(e), max(50, 32000/max(8, len(r.items))), conv)
-				r.val, r.upper, r.done = val-conv, upper-conv, true
+	safe.Workers(runtime.GOMAXPROCS(0), func() { // a panic in a worker is raised again here
+		for {
+			a := int(next.Add(1) - 1)
+			if a >= len(nodes) || time.Now().After(until) {
+				return
 			}
-		}()
-	}
-	wg.Wait()
+			e := nodes[a]
+			r := &out[a]
+			if r.done {
+				continue // priced these duals already (pricingMemo)
+			}
+			for _, i := range m.onNode[e] {
+				if w := m.unitValue(i, m.c.Nodes[e].Zone, y); w > 1e-12 {
+					r.items = append(r.items, item{g: i, w: w, req: m.groups[i].req, max: min(m.groups[i].maxUnits, m.groups[i].units)})
+				}
+			}
+			linkClashes(r.items, conflict)
+			// A filling's reduced cost is 0 - (its units' value) - y[convexity row]; the row is <= 1, so its
+			// dual is <= 0 and prices the node's room.
+			conv := -y[m.runRow[e]]
+			var val, upper float64
+			r.best, val, upper = knapsack(r.items, m.nodeRoom(e), max(50, 32000/max(8, len(r.items))), conv)
+			r.val, r.upper, r.done = val-conv, upper-conv, true
+		}
+	})
 	eps := func(a int) float64 { return 1e-7 * math.Max(1, -y[m.runRow[nodes[a]]]) }
 	found := false
 	for a := range out {
