@@ -8,6 +8,7 @@ import (
 
 	"github.com/packwright/packwright/model"
 	"github.com/packwright/packwright/solver/greedy"
+	"github.com/packwright/packwright/solver/internal/safe"
 )
 
 // LocalSearchPods is the least number of pending pods for which Solve runs the greedy's local search
@@ -45,20 +46,13 @@ func startLocalSearch(ctx context.Context, p *model.Problem, start *model.Plan) 
 	ctx, cancel := context.WithCancel(ctx)
 	s := &localSearch{cancel: cancel, lpDone: make(chan struct{}), result: make(chan *model.Plan, 1)}
 	from := *start // the caller goes on to set the greedy plan's status fields
-	go func() {
-		var plan *model.Plan
-		defer func() {
-			if recover() != nil {
-				plan = nil // a bug in the search costs its plan, not the decision (wait validates any other)
-			}
-			s.result <- plan
-		}()
+	safe.Go(func() {
 		select {
 		case <-s.lpDone:
 		case <-ctx.Done():
 		}
-		plan = greedy.ImproveWith(ctx, p, &from, 1, s.latest.Store, s.next)
-	}()
+		s.result <- greedy.ImproveWith(ctx, p, &from, 1, s.latest.Store, s.next)
+	}, func(*safe.Panic) { s.result <- nil }) // a bug in the search costs its plan, not the decision
 	return s
 }
 
@@ -176,7 +170,8 @@ func (s *localSearch) restartFromNodes(ctx context.Context, p *model.Problem, no
 	if d, ok := ctx.Deadline(); ok && time.Until(d) < s.restartNeed {
 		return
 	}
-	defer func() { _ = recover() }() // it runs on the MIP's goroutine for the program: a bug here costs the start
+	// It runs beside the MIP, under the split inside the bound's goroutine: a bug here costs the start, not the bound.
+	defer func() { _ = recover() }()
 	if plan, err := greedy.CompleteOnto(p, nodes, greedy.LocalSearch); err == nil && plan.Validate(p) == nil {
 		s.restartFrom(plan)
 	}
