@@ -741,6 +741,9 @@ func (m *master) price(ctx context.Context, y []float64, opts Options, until tim
 				r.target, r.done = m.classes[ci].price, true // a cheaper unlimited class prices every pattern lower
 				continue
 			}
+			if opts.beforePricing != nil {
+				opts.beforePricing("class")
+			}
 			r.items, r.constant = m.pricingItems(ci, y, conflict)
 			room := m.knapsackRoom(ci)
 			r.target = m.classes[ci].price - r.constant

@@ -49,6 +49,9 @@ type Options struct {
 	// FixAbove is the number of whole new nodes in the LP above which they are fixed before the integer master
 	// (default 60; negative never fixes).
 	FixAbove int
+	// beforePricing, set by tests only, is called by a pricing worker before each knapsack it solves (what is
+	// "class" or "node", a running node's filling), to stand for a bug there.
+	beforePricing func(what string)
 }
 
 func (o *Options) defaults() {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/packwright/packwright/solver/greedy"
 	"github.com/packwright/packwright/solver/highs"
 	"github.com/packwright/packwright/solver/internal/prep"
+	"github.com/packwright/packwright/solver/internal/safe"
 )
 
 // shapes is a kwok-like set: c/m/r families with 2/4/8 GiB per vCPU, priced linearly.
@@ -474,5 +477,51 @@ func TestFailedColumnsLeaveNoKeys(t *testing.T) {
 	}
 	if got := len(m.cols) - before; got != len(ps) {
 		t.Fatalf("%d columns added, want %d", got, len(ps))
+	}
+}
+
+// A panic in a pricing worker (a bug in a class's knapsack or a running node's filling) is raised again on
+// Solve's goroutine, where the portfolio's recover turns it into a greedy fallback, instead of ending the
+// process from the worker's goroutine.
+func TestPricingPanicReachesTheCaller(t *testing.T) {
+	for _, tc := range []struct {
+		what, frame string
+		p           *model.Problem
+	}{
+		{"class", "(*master).price.func", randomProblem(5, 6, 8)},
+		{"node", "(*master).priceFillings.func", runningProblem(4, 12)},
+	} {
+		t.Run(tc.what, func(t *testing.T) {
+			c, err := prep.Compile(tc.p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			warm, err := greedy.SolveCompiled(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var calls atomic.Int64
+			opts := Options{beforePricing: func(what string) {
+				if what == tc.what {
+					calls.Add(1)
+					panic("a pricing bug")
+				}
+			}}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			r := func() (r any) {
+				defer func() { r = recover() }()
+				res, err := Solve(ctx, c, warm, opts)
+				t.Errorf("Solve returned (%v, %v) past a panicking %s knapsack", res, err, tc.what)
+				return nil
+			}()
+			p, ok := r.(*safe.Panic)
+			if !ok {
+				t.Fatalf("recovered %#v after %d %s knapsacks; want the worker's *safe.Panic", r, calls.Load(), tc.what)
+			}
+			if p.Value != "a pricing bug" || !strings.Contains(string(p.Stack), tc.frame) {
+				t.Fatalf("recovered %v; want the worker's panic with %s on its stack:\n%s", p.Value, tc.frame, p.Stack)
+			}
+		})
 	}
 }

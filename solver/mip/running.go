@@ -160,6 +160,9 @@ func (m *master) priceFillings(ctx context.Context, y []float64, opts Options, u
 			if r.done {
 				continue // priced these duals already (pricingMemo)
 			}
+			if opts.beforePricing != nil {
+				opts.beforePricing("node")
+			}
 			for _, i := range m.onNode[e] {
 				if w := m.unitValue(i, m.c.Nodes[e].Zone, y); w > 1e-12 {
 					r.items = append(r.items, item{g: i, w: w, req: m.groups[i].req, max: min(m.groups[i].maxUnits, m.groups[i].units)})
