@@ -92,3 +92,41 @@ func report(b *testing.B, p *model.Problem, pl *model.Plan) {
 	}
 	b.ReportMetric(float64(unsched), "unschedulable")
 }
+
+// BenchmarkComplete times one step of the portfolio's local search (greedy.Improve): the greedy plan without
+// four of its new nodes, completed again by greedy.Complete. Its cost decides how many steps the search makes
+// in a decision.
+func BenchmarkComplete(b *testing.B) {
+	for _, w := range benchWorkloads(b) {
+		b.Run(w.Name, func(b *testing.B) {
+			p, err := w.Problem()
+			if err != nil {
+				b.Fatal(err)
+			}
+			g, err := greedy.Solve(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(g.NewNodes) < 8 {
+				b.Skipf("the greedy plan has %d new nodes, too few to take four away", len(g.NewNodes))
+			}
+			partial := &model.Plan{Existing: g.Existing}
+			step := len(g.NewNodes) / 4
+			for i, nn := range g.NewNodes {
+				if i%step != 0 || i/step >= 4 {
+					partial.NewNodes = append(partial.NewNodes, nn)
+				}
+			}
+			var pl *model.Plan
+			for b.Loop() {
+				if pl, err = greedy.Complete(p, partial); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if pl.Placed() < g.Placed() {
+				b.Fatalf("the completion places %d pods, the greedy plan %d", pl.Placed(), g.Placed())
+			}
+			report(b, p, pl)
+		})
+	}
+}
