@@ -136,7 +136,7 @@ func (s *solver) dualBound(union, onExisting []int, initFree [][]int64) float64 
 			demand[k] += float64(x) * float64(q)
 		}
 	}
-	pi := s.dualPrices(union, demand)
+	pi := s.dualPrices(s.dualHull(union), demand)
 	need, fits := 0.0, 0.0
 	for g, x := range s.placed {
 		v := dot(s.req[g], pi)

@@ -4,19 +4,26 @@ import (
 	"fmt"
 
 	"github.com/packwright/packwright/model"
+	"github.com/packwright/packwright/solver/internal/prep"
 )
 
 // Complete places the pods a partial plan leaves out: it builds the residual problem (model.NewResidual), in
 // which the partial plan's pods are bound pods and its new nodes are existing nodes, solves it with the greedy
-// and merges the two.
+// and merges the two. The plan carries no LowerBound: its callers (the local search, the MIP's rounding) never
+// read one, and the bound was a tenth of the step.
 func Complete(p *model.Problem, partial *model.Plan) (*model.Plan, error) {
 	r, err := model.NewResidual(p, partial)
 	if err != nil {
 		return nil, err
 	}
-	rest, err := Solve(r.Problem)
+	c, err := prep.Compile(r.Problem)
 	if err != nil {
-		return nil, fmt.Errorf("complete the rounded plan: %w", err)
+		return nil, fmt.Errorf("complete the partial plan: compile: %w", err)
+	}
+	// Merge drops the residual plan's bound, so none is made.
+	rest, _, _, err := solveWithSplit(c, false)
+	if err != nil {
+		return nil, fmt.Errorf("complete the partial plan: %w", err)
 	}
 	return r.Merge(rest), nil
 }

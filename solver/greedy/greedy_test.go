@@ -1,6 +1,7 @@
 package greedy
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -273,6 +274,30 @@ func TestScenarios(t *testing.T) {
 				}
 				if n, why := unschedulable(plan, 0); n != 2 || !strings.Contains(why, "anti-affinity") {
 					t.Errorf("%d unschedulable with %q, want 2 naming anti-affinity", n, why)
+				}
+			},
+		},
+		{
+			name: "bound pods' zone anti-affinity keeps the group out, the reason naming three of them",
+			build: func() *model.Problem {
+				p := problem([]model.PodGroup{group("web", 2, 250, gi)}, kwok("a"), "a")
+				repel := []model.PodAffinityTerm{{Selector: &model.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+					TopologyKey: model.LabelZone}}
+				for i := range 5 {
+					n := existing(fmt.Sprintf("n%d", i), "a", 4, 16, 0.2)
+					n.Pods = []model.BoundPod{{Ref: model.PodRef{Namespace: "default", Name: fmt.Sprintf("guard-%d", i)},
+						Labels: map[string]string{"app": "guard"}, Requests: model.Resources{model.CPU: 100, model.Pods: 1},
+						PodAntiAffinity: repel}}
+					p.Nodes = append(p.Nodes, n)
+				}
+				return p
+			},
+			check: func(t *testing.T, p *model.Problem, plan *model.Plan) {
+				n, why := unschedulable(plan, 0)
+				if n != 2 || !strings.Contains(why, "of bound pod default/guard-0") ||
+					!strings.Contains(why, "default/guard-2") || strings.Contains(why, "guard-3") ||
+					!strings.Contains(why, "(and 2 more terms of other pods)") {
+					t.Errorf("%d unschedulable with %q, want 2 naming guard-0 to guard-2 and 2 more", n, why)
 				}
 			},
 		},

@@ -123,7 +123,9 @@ func (s *solver) initPrices() {
 		}
 	}
 	s.priceOffs = offs
-	s.setPrices(s.dualPrices(offs, demand))
+	// The hull gives the prices of all of offs (dualHull) in a fraction of the time: on the AWS catalog the
+	// prices over every offering were a fifth of a completion's time (mixed/aws/1000).
+	s.setPrices(s.dualPrices(s.dualHull(offs), demand))
 }
 
 // setPrices makes pi the dual prices and values the offerings, the pods and what is left to place at them.

@@ -84,7 +84,7 @@ func (s *solver) describe(g int, f failure) string {
 	case failAffinity:
 		return s.rule[g].aff.desc + ": no node with room lies in a domain holding a matching pod"
 	case failAnti:
-		return s.rule[g].anti[f.idx].desc + ": every domain with room already holds a conflicting pod"
+		return s.rule[g].anti[f.idx].desc() + ": every domain with room already holds a conflicting pod"
 	case failSpread:
 		return f.rule.desc + ": no domain with room can take another pod without exceeding the skew"
 	case failGuard:

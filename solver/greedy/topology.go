@@ -2,8 +2,10 @@ package greedy
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/packwright/packwright/model"
 	"github.com/packwright/packwright/solver/internal/prep"
@@ -80,7 +82,56 @@ type antiRule struct {
 	with    []int
 	withSet []bool
 	bound   []bool
-	desc    string
+	// terms are the group's own terms and repelling those of other groups and bound pods that select it: a
+	// reason names them (desc), and only then are they spelt out, since a cluster has many such pods and most
+	// plans place every pod (spelling each was a tenth of a completion on spread/kwok/1000).
+	terms     []*model.PodAffinityTerm
+	repelling []foreignTerm
+	more      int // terms beyond maxRepelling
+}
+
+// foreignTerm is the anti-affinity term of another group (group is its name) or of a bound pod.
+type foreignTerm struct {
+	term  *model.PodAffinityTerm
+	group string
+	pod   model.PodRef
+}
+
+// maxRepelling is how many other groups' and bound pods' terms a reason names; it counts the others.
+const maxRepelling = 3
+
+// repelledBy notes another group's or a bound pod's term that selects the rule's group.
+func (a *antiRule) repelledBy(t foreignTerm) {
+	if len(a.repelling) < maxRepelling {
+		a.repelling = append(a.repelling, t)
+	} else {
+		a.more++
+	}
+}
+
+// desc names the rule's terms, e.g. "required pod anti-affinity {app=web} on kubernetes.io/hostname".
+func (a *antiRule) desc() string {
+	var parts []string
+	add := func(what string) {
+		if !slices.Contains(parts, what) {
+			parts = append(parts, what)
+		}
+	}
+	for _, t := range a.terms {
+		add("required pod anti-affinity " + t.String())
+	}
+	for _, f := range a.repelling {
+		if f.group != "" {
+			add(fmt.Sprintf("required pod anti-affinity %s of group %q", f.term.String(), f.group))
+		} else {
+			add(fmt.Sprintf("required pod anti-affinity %s of bound pod %s", f.term.String(), f.pod))
+		}
+	}
+	out := strings.Join(parts, "; ")
+	if a.more > 0 {
+		out += fmt.Sprintf(" (and %d more terms of other pods)", a.more)
+	}
+	return out
 }
 
 // affRule is the group's required pod affinity (all its terms): a node is allowed when, for every key, its
@@ -304,15 +355,26 @@ func (s *solver) domOfNode(n, k int) int32 { return s.topo.nodeDom[n][k] }
 func (s *solver) buildClasses() {
 	t := &s.topo
 	ids := map[string]int{}
+	// Pods that share a label map (those model.NewResidual binds share their group's) are of one class: the
+	// map's identity finds it without spelling the key (a tenth of a completion on spread/kwok/1000).
+	type identity struct {
+		ns     string
+		labels unsafe.Pointer
+	}
+	same := map[identity]int{}
 	for i := range s.p.Nodes {
 		for j := range s.p.Nodes[i].Pods {
 			bp := &s.p.Nodes[i].Pods[j]
-			key := model.LabelSetKey(bp.Ref.Namespace, bp.Labels)
-			id, ok := ids[key]
+			ik := identity{bp.Ref.Namespace, reflect.ValueOf(bp.Labels).UnsafePointer()}
+			id, ok := same[ik]
 			if !ok {
-				id = len(t.classes)
-				ids[key] = id
-				t.classes = append(t.classes, boundClass{ns: bp.Ref.Namespace, labels: bp.Labels})
+				key := model.LabelSetKey(bp.Ref.Namespace, bp.Labels)
+				if id, ok = ids[key]; !ok {
+					id = len(t.classes)
+					ids[key] = id
+					t.classes = append(t.classes, boundClass{ns: bp.Ref.Namespace, labels: bp.Labels})
+				}
+				same[ik] = id
 			}
 			cl := &t.classes[id]
 			if n := len(cl.nodes); n > 0 && cl.nodes[n-1].node == i {
@@ -376,22 +438,15 @@ func (a *antiRule) addWith(h int) {
 	}
 }
 
-func (a *antiRule) note(what string) {
-	if a.desc == "" {
-		a.desc = what
-	} else if !strings.Contains(a.desc, what) {
-		a.desc += "; " + what
-	}
-}
-
 func (s *solver) buildAnti() {
 	p := s.p
 	for g := range p.Groups {
 		pg := &p.Groups[g]
-		for _, term := range pg.PodAntiAffinity {
+		for ti := range pg.PodAntiAffinity {
+			term := &pg.PodAntiAffinity[ti]
 			k := s.topo.keyIdx[term.TopologyKey]
 			a := s.antiFor(g, k)
-			a.note("required pod anti-affinity " + term.String())
+			a.terms = append(a.terms, term)
 			for _, h := range s.c.Candidates(term.Selector) {
 				ph := &p.Groups[h]
 				if !term.MatchesPod(pg.Namespace, ph.Namespace, ph.Labels) {
@@ -404,7 +459,7 @@ func (s *solver) buildAnti() {
 				a.addWith(h)
 				b := s.antiFor(h, k)
 				b.addWith(g)
-				b.note(fmt.Sprintf("required pod anti-affinity %s of group %q", term.String(), pg.Name))
+				b.repelledBy(foreignTerm{term: term, group: pg.Name})
 			}
 			for _, id := range s.topo.classIndex.Candidates(term.Selector) {
 				cl := &s.topo.classes[id]
@@ -422,7 +477,8 @@ func (s *solver) buildAnti() {
 	// Bound pods' own terms keep the pods they select out of their domain.
 	for i := range p.Nodes {
 		for _, bp := range p.Nodes[i].Pods {
-			for _, term := range bp.PodAntiAffinity {
+			for ti := range bp.PodAntiAffinity {
+				term := &bp.PodAntiAffinity[ti]
 				k := s.topo.keyIdx[term.TopologyKey]
 				d := s.domOfNode(i, k)
 				if d < 0 {
@@ -433,7 +489,7 @@ func (s *solver) buildAnti() {
 					if term.MatchesPod(bp.Ref.Namespace, ph.Namespace, ph.Labels) {
 						a := s.antiFor(h, k)
 						a.bound[d] = true
-						a.note(fmt.Sprintf("required pod anti-affinity %s of bound pod %s", term.String(), bp.Ref))
+						a.repelledBy(foreignTerm{term: term, pod: bp.Ref})
 					}
 				}
 			}

@@ -31,6 +31,9 @@ type ZoneSplit struct {
 	Problem *model.Problem
 	orig    []int
 
+	// noBound spares Planned the plan's lower bound, which a completion (Complete) never reads.
+	noBound bool
+
 	once     sync.Once
 	compiled *prep.Problem
 	plan     *model.Plan // greedy's plan of compiled, in the split's groups
@@ -45,7 +48,7 @@ func (z *ZoneSplit) Planned() (*prep.Problem, *model.Plan, error) {
 		if z.compiled, z.err = prep.Compile(z.Problem); z.err != nil {
 			return
 		}
-		if z.plan, _, z.err = solvePair(z.compiled); z.err != nil {
+		if z.plan, _, z.err = solvePair(z.compiled, !z.noBound); z.err != nil {
 			z.err = fmt.Errorf("greedy: %w", z.err)
 		}
 	})

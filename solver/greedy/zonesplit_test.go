@@ -62,7 +62,7 @@ func TestZoneSplitPlans(t *testing.T) {
 		if split.Placed() != placeablePods(p) {
 			t.Fatalf("seed %d: split plan places %d of %d pods", seed, split.Placed(), placeablePods(p))
 		}
-		plain, _, err := solveCompiled(c, false)
+		plain, _, err := solveCompiled(c, false, true)
 		if err != nil {
 			t.Fatal(err)
 		}

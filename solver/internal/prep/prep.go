@@ -6,9 +6,11 @@ package prep
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/packwright/packwright/model"
 )
@@ -103,6 +105,8 @@ type Problem struct {
 	// offLabels and nodeLabels are the labels node selection sees (with a hostname), computed once.
 	offLabels  []map[string]string
 	nodeLabels []map[string]string
+	// compat memoizes offeringsCompatible.
+	compat map[selection]*compatibility
 	// kinds are the distinct bound pods as the rules see them (namespace, labels, anti-affinity); kindNodes[k]
 	// lists the nodes that run kind k and kindZones[k][z] counts kind k's pods in zone z. Pods of one workload
 	// are alike, so each group tests each kind once rather than each bound pod of each node: on 5,000 bound pods
@@ -194,8 +198,13 @@ func Compile(p *model.Problem) (*Problem, error) {
 			}
 		}
 	}
+	hostname := selectsHostname(p)
 	for i := range p.Offerings {
-		c.offLabels = append(c.offLabels, offeringLabels(&p.Offerings[i]))
+		if hostname {
+			c.offLabels = append(c.offLabels, offeringLabels(&p.Offerings[i]))
+		} else {
+			c.offLabels = append(c.offLabels, p.Offerings[i].Labels)
+		}
 	}
 	for i := range p.Nodes {
 		c.nodeLabels = append(c.nodeLabels, nodeLabels(&p.Nodes[i]))
@@ -294,6 +303,26 @@ func offeringLabels(o *model.Offering) map[string]string {
 	return model.WithLabel(o.Labels, model.LabelHostname, newNodeHostname)
 }
 
+// selectsHostname reports whether some group's nodeSelector or required node affinity names the hostname
+// label. Only then must an offering's labels carry a hostname (offeringLabels): copying the labels of every
+// offering of the AWS catalog was a sixth of a completion's time (greedy.Complete, mixed/aws/1000).
+func selectsHostname(p *model.Problem) bool {
+	for gi := range p.Groups {
+		g := &p.Groups[gi]
+		if _, ok := g.NodeSelector[model.LabelHostname]; ok {
+			return true
+		}
+		for _, t := range g.NodeAffinity {
+			for _, r := range t {
+				if r.Key == model.LabelHostname {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // nodeLabels returns an existing node's labels, its hostname defaulting to its name.
 func nodeLabels(n *model.ExistingNode) map[string]string {
 	if _, ok := n.Labels[model.LabelHostname]; ok {
@@ -356,16 +385,10 @@ func (c *Problem) group(gi int) Group {
 	if cg.CoLocate {
 		one = scale(cg.Req, int64(cg.Demand))
 	}
-	best := "" // reason for the nearest miss, for Impossible
+	compat := c.offeringsCompatible(g)
+	best := compat.why // reason for the nearest miss, for Impossible
 	for oi := range p.Offerings {
-		o := &p.Offerings[oi]
-		if !g.Compatible(c.offLabels[oi], o.Taints) {
-			if best == "" {
-				best = g.Incompatibility(c.offLabels[oi], o.Taints)
-			}
-			continue
-		}
-		if !one.Fits(c.Offerings[oi].Alloc) {
+		if !compat.ok[oi] || !one.Fits(c.Offerings[oi].Alloc) {
 			continue
 		}
 		cg.OfferingOK[oi] = true
@@ -419,27 +442,42 @@ func (c *Problem) group(gi int) Group {
 // buildBoundKinds fills kinds, kindNodes and kindZones.
 func (c *Problem) buildBoundKinds() {
 	index := map[string]int{}
+	// same finds the kind of a pod that shares its label map and terms with one seen before, as the pods that
+	// model.NewResidual binds share their group's, without spelling out the key: spelling it was a sixth of
+	// a completion's compile (greedy.Complete, existing/kwok/1000).
+	type identity struct {
+		ns     string
+		labels unsafe.Pointer
+		anti   *model.PodAffinityTerm
+		nAnti  int
+	}
+	same := map[identity]int{}
 	var key strings.Builder
 	for ni := range c.Src.Nodes {
 		n := &c.Src.Nodes[ni]
 		z := c.Nodes[ni].Zone
 		for pi := range n.Pods {
 			bp := &n.Pods[pi]
-			key.Reset()
-			key.WriteString(bp.Ref.Namespace)
-			for _, l := range slices.Sorted(maps.Keys(bp.Labels)) {
-				fmt.Fprintf(&key, "\x00%s=%s", l, bp.Labels[l])
-			}
-			// Terms hold pointers, which %v prints as addresses: equal keys mean equal terms (equal terms
-			// behind other pointers only make another kind).
-			fmt.Fprintf(&key, "\x01%v", bp.PodAntiAffinity)
-			k, ok := index[key.String()]
+			id := identity{bp.Ref.Namespace, reflect.ValueOf(bp.Labels).UnsafePointer(),
+				unsafe.SliceData(bp.PodAntiAffinity), len(bp.PodAntiAffinity)}
+			k, ok := same[id]
 			if !ok {
-				k = len(c.kinds)
-				index[key.String()] = k
-				c.kinds = append(c.kinds, bp)
-				c.kindZones = append(c.kindZones, make([]int, len(c.Zones)))
-				c.kindNodes = append(c.kindNodes, nil)
+				key.Reset()
+				key.WriteString(bp.Ref.Namespace)
+				for _, l := range slices.Sorted(maps.Keys(bp.Labels)) {
+					fmt.Fprintf(&key, "\x00%s=%s", l, bp.Labels[l])
+				}
+				// Terms hold pointers, which %v prints as addresses: equal keys mean equal terms (equal terms
+				// behind other pointers only make another kind).
+				fmt.Fprintf(&key, "\x01%v", bp.PodAntiAffinity)
+				if k, ok = index[key.String()]; !ok {
+					k = len(c.kinds)
+					index[key.String()] = k
+					c.kinds = append(c.kinds, bp)
+					c.kindZones = append(c.kindZones, make([]int, len(c.Zones)))
+					c.kindNodes = append(c.kindNodes, nil)
+				}
+				same[id] = k
 			}
 			if nk := c.kindNodes[k]; len(nk) == 0 || nk[len(nk)-1] != ni {
 				c.kindNodes[k] = append(nk, ni)
@@ -449,6 +487,45 @@ func (c *Problem) buildBoundKinds() {
 			}
 		}
 	}
+}
+
+// selection is what node selection reads of a group, by identity: groups that share it (most often none at
+// all) are compatible with the same offerings, which offeringsCompatible then checks once. In a completion
+// (greedy.Complete) the check per group and offering was a tenth of the step (spread/kwok/1000).
+type selection struct {
+	nodeSelector unsafe.Pointer
+	affinity     *model.Requirements
+	nAffinity    int
+	tolerations  *model.Toleration
+	nTolerations int
+}
+
+// compatibility is the offerings a selection is compatible with (labels and taints), and why the first other
+// one is not ("" when every offering is).
+type compatibility struct {
+	ok  []bool
+	why string
+}
+
+// offeringsCompatible is the compatibility of g's selection with c's offerings, computed once per selection.
+func (c *Problem) offeringsCompatible(g *model.PodGroup) *compatibility {
+	key := selection{reflect.ValueOf(g.NodeSelector).UnsafePointer(), unsafe.SliceData(g.NodeAffinity), len(g.NodeAffinity),
+		unsafe.SliceData(g.Tolerations), len(g.Tolerations)}
+	if cp, ok := c.compat[key]; ok {
+		return cp
+	}
+	cp := &compatibility{ok: make([]bool, len(c.Src.Offerings))}
+	for oi := range c.Src.Offerings {
+		o := &c.Src.Offerings[oi]
+		if cp.ok[oi] = g.Compatible(c.offLabels[oi], o.Taints); !cp.ok[oi] && cp.why == "" {
+			cp.why = g.Incompatibility(c.offLabels[oi], o.Taints)
+		}
+	}
+	if c.compat == nil {
+		c.compat = map[selection]*compatibility{}
+	}
+	c.compat[key] = cp
+	return cp
 }
 
 // selectsOther reports whether selector sel matches a pending group other than gi in gi's namespace.
