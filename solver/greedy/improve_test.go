@@ -171,7 +171,7 @@ func TestRuinTakesAwayAnOfferingsNodes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	whole, capped := 0, 0 // ruins that took away every node of offering 1, and ruinOffering of offering 0's
 	for range 300 {
-		r := ruin(plan, rng)
+		r := ruin(plan, rng, nil)
 		dropped := len(plan.NewNodes) - len(r.NewNodes)
 		if dropped < 2 || dropped > max(5, ruinOffering) {
 			t.Fatalf("a ruin took away %d of %d nodes", dropped, len(plan.NewNodes))
@@ -194,5 +194,50 @@ func TestRuinTakesAwayAnOfferingsNodes(t *testing.T) {
 	// random nodes of 43 would be all of them in fewer than 1 ruin of 10,000), offering 0's in about 93.
 	if whole < 4 || capped < 40 {
 		t.Fatalf("of 300 ruins, %d took away every node of offering 1 and %d took %d of offering 0's", whole, capped, ruinOffering)
+	}
+}
+
+// Under zone rules about one ruin in three takes away nodes of one zone; without them (zoneOf nil) ruins draw
+// nodes across zones.
+func TestRuinTakesAwayAZonesNodes(t *testing.T) {
+	// 60 nodes, 20 per zone, each of its own offering (so that a ruin of an offering takes one node).
+	plan := &model.Plan{}
+	zoneOf := make([]int, 60)
+	for i := range 60 {
+		zoneOf[i] = i % 3
+		plan.NewNodes = append(plan.NewNodes, model.NewNode{Offering: i, Pods: []model.GroupCount{{Group: 0, Count: 1}}})
+	}
+	for _, tc := range []struct {
+		name   string
+		zoneOf []int
+		lo, hi int
+	}{
+		{"zone rules", zoneOf, 70, 300},
+		{"no zone rules", nil, 0, 30},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			oneZone := 0 // ruins that took away ruinZone or more nodes of one zone
+			for range 300 {
+				r := ruin(plan, rng, tc.zoneOf)
+				left := map[int]int{}
+				for _, nn := range r.NewNodes {
+					left[zoneOf[nn.Offering]]++
+				}
+				for z := range 3 {
+					if 20-left[z] >= ruinZone {
+						oneZone++
+						break
+					}
+				}
+				if dropped := len(plan.NewNodes) - len(r.NewNodes); dropped < 2 || dropped > max(5, ruinZone) {
+					t.Fatalf("a ruin took away %d of %d nodes", dropped, len(plan.NewNodes))
+				}
+			}
+			t.Logf("%d of 300 ruins took away %d nodes of one zone", oneZone, ruinZone)
+			if oneZone < tc.lo || oneZone > tc.hi {
+				t.Fatalf("of 300 ruins, %d took away %d nodes of one zone, want %d to %d", oneZone, ruinZone, tc.lo, tc.hi)
+			}
+		})
 	}
 }
