@@ -775,31 +775,52 @@ func (m *master) price(ctx context.Context, y []float64, opts Options, until tim
 	if heuristicFound {
 		exactUntil = time.Time{}
 	}
+	priced := func(ci int) bool {
+		r := &out[ci]
+		return r.done && m.classes[ci].price > 0 && (len(r.items) > 0 || m.classes[ci].resident != nil)
+	}
+	// Where the search ran out of budget and a negative reduced cost is still possible, the LP relaxation
+	// tightens the bound cheaply, and where that is not enough HiGHS solves the knapsack exactly. The class
+	// with the least reduced cost per dollar sets the bound (farley), so the loosest go first while the budget
+	// lasts.
+	var loose []int
+	for ci := range m.classes {
+		if r := &out[ci]; priced(ci) && r.upper > r.val+1e-9 && r.upper > r.target {
+			loose = append(loose, ci)
+		}
+	}
+	sort.SliceStable(loose, func(a, b int) bool {
+		ra, rb := &out[loose[a]], &out[loose[b]]
+		return (ra.target-ra.upper)/m.classes[loose[a]].price < (rb.target-rb.upper)/m.classes[loose[b]].price
+	})
+	for _, ci := range loose {
+		if !time.Now().Before(exactUntil) {
+			break
+		}
+		r := &out[ci]
+		room := m.knapsackRoom(ci)
+		if _, _, u, ok := exactKnapsack(ctx, r.items, room, opts.ExactPricingLimit, true, r.target); ok {
+			r.upper = math.Min(r.upper, u)
+		}
+		if r.upper > r.val+1e-9 && r.upper > r.target {
+			if b, v, u, ok := exactKnapsack(ctx, r.items, room, opts.ExactPricingLimit, false, r.target); ok {
+				if v > r.val {
+					r.best, r.val = b, v
+				}
+				r.upper = math.Min(r.upper, u)
+			}
+		}
+	}
 	for ci := range m.classes {
 		cl := &m.classes[ci]
 		r := &out[ci]
-		if cl.price <= 0 || (len(r.items) == 0 && cl.resident == nil) || !r.done {
+		if !priced(ci) {
 			if !r.done {
 				complete = false
 			}
 			continue
 		}
 		room := m.knapsackRoom(ci)
-		if r.upper > r.val+1e-9 && r.upper > r.target && time.Now().Before(exactUntil) {
-			// The search ran out of budget and a negative reduced cost is still possible: the LP relaxation
-			// tightens the bound cheaply, and where that is not enough HiGHS solves the knapsack exactly.
-			if _, _, u, ok := exactKnapsack(ctx, r.items, room, opts.ExactPricingLimit, true, r.target); ok {
-				r.upper = math.Min(r.upper, u)
-			}
-			if r.upper > r.val+1e-9 && r.upper > r.target {
-				if b, v, u, ok := exactKnapsack(ctx, r.items, room, opts.ExactPricingLimit, false, r.target); ok {
-					if v > r.val {
-						r.best, r.val = b, v
-					}
-					r.upper = math.Min(r.upper, u)
-				}
-			}
-		}
 		if x := (r.target - r.upper) / cl.price; x < rho {
 			rho = x
 		}
