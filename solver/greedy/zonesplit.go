@@ -95,6 +95,9 @@ func SplitZones(c *prep.Problem) *ZoneSplit {
 	*out.Problem = *src
 	out.Problem.Groups = make([]model.PodGroup, 0, len(src.Groups))
 	split := false
+	// The groups without a node selector of their own share one per zone, so that prep checks a zone's
+	// offerings once for all of them (prep's compatibility is per selector).
+	pinned := make([]map[string]string, len(c.Zones))
 	for gi := range src.Groups {
 		g, cg := &src.Groups[gi], &c.Groups[gi]
 		counts := zoneCounts(cg, cheap)
@@ -113,11 +116,15 @@ func SplitZones(c *prep.Problem) *ZoneSplit {
 			}
 			h := *g
 			h.TopologySpread = rest
-			h.NodeSelector = maps.Clone(g.NodeSelector)
-			if h.NodeSelector == nil {
-				h.NodeSelector = map[string]string{}
+			if len(g.NodeSelector) == 0 {
+				if pinned[z] == nil {
+					pinned[z] = map[string]string{model.LabelZone: c.Zones[z]}
+				}
+				h.NodeSelector = pinned[z]
+			} else {
+				h.NodeSelector = maps.Clone(g.NodeSelector)
+				h.NodeSelector[model.LabelZone] = c.Zones[z]
 			}
-			h.NodeSelector[model.LabelZone] = c.Zones[z]
 			h.Pods = g.Pods[at : at+n]
 			at += n
 			out.Problem.Groups = append(out.Problem.Groups, h)
