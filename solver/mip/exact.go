@@ -91,6 +91,10 @@ func exactKnapsack(ctx context.Context, items []item, alloc prep.Vec, limit time
 	}
 	if res.Status == highs.StatusOptimal {
 		upper = res.Objective
+		if !relax && !math.IsNaN(res.MIPDualBound) {
+			// "Optimal" is within HiGHS's gaps (mip_abs_gap is 1e-6): the dual bound is the one that holds.
+			upper = math.Max(upper, res.MIPDualBound)
+		}
 	} else if !math.IsNaN(res.MIPDualBound) {
 		upper = res.MIPDualBound
 	}
