@@ -133,3 +133,19 @@ func normalizePorts(ports []int32) []int32 {
 	}
 	return out
 }
+
+// MentionsHostname reports whether the group's node selection (nodeSelector, required node affinity) looks at
+// the hostname label, in which case compatibility depends on the node and not only on its offering.
+func (g *PodGroup) MentionsHostname() bool {
+	if _, ok := g.NodeSelector[LabelHostname]; ok {
+		return true
+	}
+	for _, t := range g.NodeAffinity {
+		for _, r := range t {
+			if r.Key == LabelHostname {
+				return true
+			}
+		}
+	}
+	return false
+}

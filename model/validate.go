@@ -425,22 +425,6 @@ func (c *planCheck) checkCapacity() {
 // every real hostname and from every value a requirement may hold (label values cannot contain it).
 func hostnameLabel(n int) string { return "\x00new-node-" + strconv.Itoa(n) }
 
-// mentionsHostname reports whether the group's node selection looks at the hostname label, in which case
-// compatibility depends on the node and not only on its offering.
-func (g *PodGroup) mentionsHostname() bool {
-	if _, ok := g.NodeSelector[LabelHostname]; ok {
-		return true
-	}
-	for _, t := range g.NodeAffinity {
-		for _, r := range t {
-			if r.Key == LabelHostname {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // nodeLabels returns the labels node selection sees on node n: for a new node its offering's labels with
 // the synthetic hostname, for an existing node its labels with the hostname defaulting to its name.
 func (c *planCheck) nodeLabels(n int) map[string]string {
@@ -469,7 +453,7 @@ func (c *planCheck) checkCompatibility() {
 	G := len(c.p.Groups)
 	hostDependent := make([]bool, G)
 	for g := range c.p.Groups {
-		hostDependent[g] = c.p.Groups[g].mentionsHostname()
+		hostDependent[g] = c.p.Groups[g].MentionsHostname()
 	}
 	// verdict[off][g]: 0 not yet known, 1 compatible, 2 not (reason in reasons).
 	verdict := make(map[int][]int8)

@@ -684,7 +684,7 @@ func (c *planCheck) spreadEligible(g int, keys []string) []bool {
 		dixs[i] = c.index(k)
 	}
 	perOffering := make(map[int]bool)
-	hostDependent := grp.mentionsHostname()
+	hostDependent := grp.MentionsHostname()
 	eligible := make([]bool, len(c.nodes))
 	for n := range c.nodes {
 		ok := true
@@ -752,7 +752,7 @@ func (c *planCheck) zoneTakesGroup(g int, z string) bool {
 	for _, i := range c.topo.offeringsByZone[z] {
 		o := &c.p.Offerings[i]
 		labels := o.Labels
-		if grp.mentionsHostname() {
+		if grp.MentionsHostname() {
 			labels = WithLabel(o.Labels, LabelHostname, "\x00potential-node")
 		}
 		if one.Fits(o.Allocatable) && grp.Compatible(labels, o.Taints) {

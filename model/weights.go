@@ -165,7 +165,7 @@ func (c *planCheck) checkWeights() {
 					continue
 				}
 				labels := p.Offerings[o].Labels
-				if grp.mentionsHostname() {
+				if grp.MentionsHostname() {
 					labels = WithLabel(labels, LabelHostname, "\x00potential-node")
 				}
 				if !grp.Compatible(labels, p.Offerings[o].Taints) {

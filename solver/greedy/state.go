@@ -427,18 +427,3 @@ func (s *solver) nodeLabels(n int) map[string]string {
 	}
 	return model.WithLabel(nd.Labels, model.LabelHostname, nd.Name)
 }
-
-// mentionsHostname reports whether g's node selection looks at the hostname label.
-func mentionsHostname(g *model.PodGroup) bool {
-	if _, ok := g.NodeSelector[model.LabelHostname]; ok {
-		return true
-	}
-	for _, t := range g.NodeAffinity {
-		for _, r := range t {
-			if r.Key == model.LabelHostname {
-				return true
-			}
-		}
-	}
-	return false
-}

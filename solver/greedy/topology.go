@@ -320,7 +320,7 @@ func (s *solver) initTopology() {
 
 	s.rule = make([]groupRules, G)
 	for g := range p.Groups {
-		s.rule[g].hostMentions = mentionsHostname(&p.Groups[g])
+		s.rule[g].hostMentions = p.Groups[g].MentionsHostname()
 	}
 	s.buildPorts()
 	s.buildAnti()

@@ -308,16 +308,8 @@ func offeringLabels(o *model.Offering) map[string]string {
 // offering of the AWS catalog was a sixth of a completion's time (greedy.Complete, mixed/aws/1000).
 func selectsHostname(p *model.Problem) bool {
 	for gi := range p.Groups {
-		g := &p.Groups[gi]
-		if _, ok := g.NodeSelector[model.LabelHostname]; ok {
+		if p.Groups[gi].MentionsHostname() {
 			return true
-		}
-		for _, t := range g.NodeAffinity {
-			for _, r := range t {
-				if r.Key == model.LabelHostname {
-					return true
-				}
-			}
 		}
 	}
 	return false
