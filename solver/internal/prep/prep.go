@@ -102,7 +102,8 @@ type Problem struct {
 	Conflicts [][]int
 	// groupIndex indexes the groups by label (Candidates).
 	groupIndex *LabelIndex
-	// offLabels and nodeLabels are the labels node selection sees (with a hostname), computed once.
+	// offLabels and nodeLabels are the labels node selection sees, computed once: with a hostname, except that
+	// offerings keep their own labels when no group selects on the hostname (selectsHostname).
 	offLabels  []map[string]string
 	nodeLabels []map[string]string
 	// compat memoizes offeringsCompatible.
