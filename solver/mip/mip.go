@@ -245,6 +245,7 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 		}
 		t1 := time.Now()
 		cols, rho := m.price(ctx, lp.RowDuals, popts, lpEnd)
+		cols = m.unseen(cols)
 		// Running nodes' fillings: the full LP is lower by at most gap for the fillings this one lacks. While the
 		// per-group columns are free they cover every use of the running nodes, and gap is 0.
 		var fills []filling

@@ -525,3 +525,45 @@ func TestPricingPanicReachesTheCaller(t *testing.T) {
 		})
 	}
 }
+
+// TestUnseenDropsPatternsInTheLP: a priced pattern that already has a column is dropped (adding it again would
+// leave the LP and its duals as they were, and column generation would price it again every round); new ones
+// stay.
+func TestUnseenDropsPatternsInTheLP(t *testing.T) {
+	p := randomProblem(2, 8, 25)
+	c, err := prep.Compile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	m := builtMaster(t, ctx, c)
+	if err := m.addSingles(ctx); err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{}
+	opts.defaults()
+	lp, err := m.inst.Run(ctx)
+	if err != nil || lp.Status != highs.StatusOptimal {
+		t.Fatalf("LP: %v %v", err, lp)
+	}
+	cols, _ := m.price(ctx, lp.RowDuals, opts, time.Now().Add(time.Second))
+	if len(cols) < 2 {
+		t.Fatalf("the first round priced %d patterns, want at least 2", len(cols))
+	}
+	if got := len(m.unseen(append([]pattern(nil), cols...))); got != len(cols) {
+		t.Fatalf("unseen kept %d of %d new patterns", got, len(cols))
+	}
+	if err := m.addPatterns(ctx, cols[:1]); err != nil {
+		t.Fatal(err)
+	}
+	left := m.unseen(append([]pattern(nil), cols...))
+	if len(left) != len(cols)-1 {
+		t.Fatalf("after adding one pattern, unseen kept %d of %d", len(left), len(cols))
+	}
+	for _, q := range left {
+		if patternKey(q.class, q.counts) == patternKey(cols[0].class, cols[0].counts) {
+			t.Fatalf("unseen kept the pattern just added: %v", q)
+		}
+	}
+}

@@ -61,8 +61,11 @@ func knapsack(items []item, alloc prep.Vec, budget int, target float64) (best []
 	if upper <= target+1e-9 {
 		return best, bestVal, math.Max(upper, bestVal)
 	}
-	// Depth-first branch and bound, items in decreasing value density, bounded by the fractional relaxation.
-	order := densityOrder(items, alloc)
+	// Depth-first branch and bound, bounded by the Lagrangian and fractional relaxations. Items go in decreasing
+	// reduced value (w_i - lambda.r_i) per unit of normalised size: the LP's own choice, so the first dives
+	// follow the LP optimum. On large nodes, plain value density spends the budget on items the LP leaves out
+	// (mixed/aws/1000: patterns 1-3% below the optimum within the budget, against 0-1%).
+	order := reducedOrder(items, alloc, lambda)
 	s := &search{items: items, order: order, cnt: make([]int, n), res: append(prep.Vec(nil), alloc...),
 		best: best, bestVal: bestVal, floor: target, budget: budget, blocked: make([]int, n), lambda: lambda, rank: make([]int, n)}
 	for p, i := range order {
@@ -131,6 +134,23 @@ func densityOrder(items []item, alloc prep.Vec) []int {
 	sort.SliceStable(order, func(a, b int) bool {
 		return items[order[a]].w/normSum(items[order[a]].req, alloc) > items[order[b]].w/normSum(items[order[b]].req, alloc)
 	})
+	return order
+}
+
+// reducedOrder lists the items by decreasing reduced value w_i - lambda.r_i per unit of normalised size; with
+// lambda zero, that is densityOrder.
+func reducedOrder(items []item, alloc prep.Vec, lambda []float64) []int {
+	score := make([]float64, len(items))
+	order := make([]int, len(items))
+	for i := range items {
+		order[i] = i
+		v := items[i].w
+		for k, l := range lambda {
+			v -= l * float64(items[i].req[k])
+		}
+		score[i] = v / normSum(items[i].req, alloc)
+	}
+	sort.SliceStable(order, func(a, b int) bool { return score[order[a]] > score[order[b]] })
 	return order
 }
 
