@@ -764,7 +764,7 @@ func (m *master) price(ctx context.Context, y []float64, opts Options, until tim
 			r.items, r.constant = m.pricingItems(ci, y, conflict)
 			room := m.knapsackRoom(ci)
 			r.target = m.classes[ci].price - r.constant
-			r.best, r.val, r.upper = knapsack(r.items, room, max(50, opts.PricingBudget*8/max(8, len(r.items))), r.target)
+			r.best, r.val, r.upper = knapsack(r.items, room, max(50, opts.PricingBudget*8/max(8, len(r.items))), r.target, lpFirst)
 			if ci < len(m.seeds) && m.seeds[ci] != nil && r.upper > r.target+1e-9 {
 				if cnt, v, ok := fromSeed(r.items, room, m.seeds[ci]); ok {
 					if cnt, v = improve(r.items, room, cnt, v, densityOrder(r.items, room)); v > r.val {

@@ -47,22 +47,24 @@ func TestKnapsackAgainstEnumeration(t *testing.T) {
 			items[0].clash, items[1].clash = []int{1}, []int{0}
 		}
 		want := brute(items, alloc, 0, make([]bool, n))
-		best, val, upper := knapsack(items, alloc, 100000, math.Inf(-1))
-		if upper < want-1e-9 {
-			t.Fatalf("trial %d: upper bound %v below the optimum %v", trial, upper, want)
-		}
-		if math.Abs(val-want) > 1e-9 {
-			t.Fatalf("trial %d: found %v, optimum %v (pattern %v)", trial, val, want, best)
-		}
-		// With a target (the price a column must beat) the search may stop at proving nothing beats it, but
-		// its bound still holds, and an optimum above the target is still found.
 		target := want * (0.8 + 0.4*r.Float64())
-		_, val, upper = knapsack(items, alloc, 100000, target)
-		if upper < want-1e-9 || upper > math.Max(want, target)+1e-9 {
-			t.Fatalf("trial %d: target %v: upper bound %v below the optimum %v or above both", trial, target, upper, want)
-		}
-		if want > target+1e-9 && math.Abs(val-want) > 1e-9 {
-			t.Fatalf("trial %d: target %v: found %v, optimum %v", trial, target, val, want)
+		for _, by := range []branchOrder{lpFirst, byDensity} {
+			best, val, upper := knapsack(items, alloc, 100000, math.Inf(-1), by)
+			if upper < want-1e-9 {
+				t.Fatalf("trial %d, order %d: upper bound %v below the optimum %v", trial, by, upper, want)
+			}
+			if math.Abs(val-want) > 1e-9 {
+				t.Fatalf("trial %d, order %d: found %v, optimum %v (pattern %v)", trial, by, val, want, best)
+			}
+			// With a target (the price a column must beat) the search may stop at proving nothing beats it,
+			// but its bound still holds, and an optimum above the target is still found.
+			_, val, upper = knapsack(items, alloc, 100000, target, by)
+			if upper < want-1e-9 || upper > math.Max(want, target)+1e-9 {
+				t.Fatalf("trial %d, order %d: target %v: upper bound %v below the optimum %v or above both", trial, by, target, upper, want)
+			}
+			if want > target+1e-9 && math.Abs(val-want) > 1e-9 {
+				t.Fatalf("trial %d, order %d: target %v: found %v, optimum %v", trial, by, target, val, want)
+			}
 		}
 		// HiGHS's knapsack with the same target: a bound that holds, and the optimum when it beats the target.
 		_, val, upper, ok := exactKnapsack(context.Background(), items, alloc, time.Second, false, target)
@@ -169,7 +171,7 @@ func TestKnapsackSearchFindsLargeNodePatterns(t *testing.T) {
 		if !ok {
 			t.Fatalf("trial %d: HiGHS found no optimum", trial)
 		}
-		_, val, upper := knapsack(items, alloc, 4000*8/len(items), math.Inf(-1))
+		_, val, upper := knapsack(items, alloc, 4000*8/len(items), math.Inf(-1), lpFirst)
 		if upper < opt-1e-9 {
 			t.Fatalf("trial %d: upper bound %v below the optimum %v", trial, upper, opt)
 		}

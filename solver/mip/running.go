@@ -173,7 +173,7 @@ func (m *master) priceFillings(ctx context.Context, y []float64, opts Options, u
 			// dual is <= 0 and prices the node's room.
 			conv := -y[m.runRow[e]]
 			var val, upper float64
-			r.best, val, upper = knapsack(r.items, m.nodeRoom(e), max(50, 32000/max(8, len(r.items))), conv)
+			r.best, val, upper = knapsack(r.items, m.nodeRoom(e), max(50, 32000/max(8, len(r.items))), conv, byDensity)
 			r.val, r.upper, r.done = val-conv, upper-conv, true
 		}
 	})

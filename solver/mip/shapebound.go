@@ -248,7 +248,7 @@ func (m *master) shapeBound(ctx context.Context, until time.Time) (float64, erro
 			var cnt []int
 			var val, upper float64
 			if len(items) > 0 {
-				cnt, val, upper = knapsack(items, cl.alloc, 20000, target)
+				cnt, val, upper = knapsack(items, cl.alloc, 20000, target, byDensity)
 				if limit := min(100*time.Millisecond, time.Until(until)); limit > 0 && upper > target+1e-7*cl.price &&
 					val <= target+1e-7*cl.price {
 					// The search ran out of budget with a pattern still possible: HiGHS settles it.
