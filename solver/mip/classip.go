@@ -252,7 +252,8 @@ func solveClassIP(ctx context.Context, lp *highs.Model, until time.Time) (float6
 	return math.Max(0, r.MIPDualBound*(1-1e-7)), nil
 }
 
-// classBound is the class program solved aside, on the second core, while the MIP goes on. A nil *classBound is
+// classBound is the class program solved aside while the MIP goes on (on HiGHS's one solver thread, so the MIP's
+// own HiGHS runs wait for it). A nil *classBound is
 // a program that was not started: its methods do nothing.
 type classBound struct {
 	cancel context.CancelFunc

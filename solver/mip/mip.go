@@ -178,8 +178,9 @@ func Solve(ctx context.Context, c *prep.Problem, warm *model.Plan, opts Options)
 		}, nil)
 	}
 	// On small problems an integer program over classes (classip.go) proves more than any LP, since it knows
-	// that nodes are whole (spread/kwok/100: $0.6883/h against the LPs' $0.6607/h). It runs beside the rest, on
-	// the second core, and its bound is taken when it is there.
+	// that nodes are whole (spread/kwok/100: $0.6883/h against the LPs' $0.6607/h). It runs in a goroutine of its
+	// own and its bound is taken when it is there, but HiGHS has one solver thread (solver/highs): the master's
+	// LPs wait for it (existing/kwok/100: the second LP ended after 0.3 s instead of 1 ms).
 	var classIP *classBound
 	if lp := m.classIPModel(time.Until(deadlineOr(ctx)) >= classIPLongTime); lp != nil {
 		classIP = startClassBound(ctx, lp, time.Now().Add(time.Duration(classIPShare*float64(time.Until(deadlineOr(ctx))))))
@@ -776,8 +777,8 @@ const fillingsShare = 0.8
 // matters above.
 const shapeShare = 0.25
 
-// classIPShare is the share of the time left that the class program may take. It runs beside the master, on
-// the second core, so the share only bounds how long the decision waits for it at the end: spread/kwok/100
+// classIPShare is the share of the time left that the class program may take. It runs beside the master, but on
+// HiGHS's one solver thread, so the master's LPs wait while it runs (see Solve); spread/kwok/100
 // needs 0.24 s alone, gpu/aws/100 0.08 s; given 70% (with restarts) it cost spread/kwok/100's parts the optimum
 // in one run of three.
 const classIPShare = 0.5
