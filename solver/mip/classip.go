@@ -253,8 +253,7 @@ func solveClassIP(ctx context.Context, lp *highs.Model, until time.Time) (float6
 }
 
 // classBound is the class program solved aside while the MIP goes on (on HiGHS's one solver thread, so the MIP's
-// own HiGHS runs wait for it). A nil *classBound is
-// a program that was not started: its methods do nothing.
+// own HiGHS runs wait for it). A nil *classBound is a program that was not started: its methods do nothing.
 type classBound struct {
 	cancel context.CancelFunc
 	done   chan classBoundResult
