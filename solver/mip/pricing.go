@@ -149,19 +149,10 @@ func fromSeed(items []item, alloc prep.Vec, seed []unitCount) ([]int, float64, b
 }
 
 // densityOrder lists the items by decreasing value per unit of normalised size.
-func densityOrder(items []item, alloc prep.Vec) []int {
-	order := make([]int, len(items))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool {
-		return items[order[a]].w/normSum(items[order[a]].req, alloc) > items[order[b]].w/normSum(items[order[b]].req, alloc)
-	})
-	return order
-}
+func densityOrder(items []item, alloc prep.Vec) []int { return reducedOrder(items, alloc, nil) }
 
 // reducedOrder lists the items by decreasing reduced value w_i - lambda.r_i per unit of normalised size; with
-// lambda zero, that is densityOrder.
+// lambda nil (or zero), that is value density.
 func reducedOrder(items []item, alloc prep.Vec, lambda []float64) []int {
 	score := make([]float64, len(items))
 	order := make([]int, len(items))
@@ -613,13 +604,7 @@ func lineMin(items []item, alloc prep.Vec, lambda []float64, k int) float64 {
 // diverse returns up to k patterns, each filling first with one of the k most valuable items (by value density)
 // and then the rest in density order.
 func diverse(items []item, alloc prep.Vec, k int) [][]int {
-	order := make([]int, len(items))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool {
-		return items[order[a]].w/normSum(items[order[a]].req, alloc) > items[order[b]].w/normSum(items[order[b]].req, alloc)
-	})
+	order := densityOrder(items, alloc)
 	var out [][]int
 	for lead := 1; lead < len(order) && lead <= k; lead++ {
 		o := append([]int{order[lead]}, order[:lead]...)
